@@ -1,0 +1,13 @@
+/** One Jest run for unit tests (src/**\/*.spec.ts) and e2e tests (test/**\/*.e2e-spec.ts). */
+module.exports = {
+  rootDir: '.',
+  roots: ['<rootDir>/src', '<rootDir>/test'],
+  testRegex: '.*\\.(spec|e2e-spec)\\.ts$',
+  moduleFileExtensions: ['js', 'json', 'ts'],
+  transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.test.json' }] },
+  testEnvironment: 'node',
+  // One PostgreSQL server (embedded unless DATABASE_URL is set), one migrated template database.
+  globalSetup: '<rootDir>/test/global-setup.ts',
+  globalTeardown: '<rootDir>/test/global-teardown.ts',
+  testTimeout: 30000,
+};

@@ -1,0 +1,19 @@
+// Prisma 6.19 with the WebAssembly schema engine (`engine: "js"`) and the pg driver adapter:
+// the whole toolchain (generate, migrate deploy, migrate diff, studio) runs offline this way.
+// See README, "Prisma version".
+import { PrismaPg } from '@prisma/adapter-pg';
+import { defineConfig } from 'prisma/config';
+
+export default defineConfig({
+  experimental: { adapter: true },
+  engine: 'js',
+  schema: 'prisma/schema.prisma',
+  migrations: { path: 'prisma/migrations' },
+  adapter() {
+    const connectionString = process.env.DATABASE_URL;
+    if (!connectionString) {
+      throw new Error('DATABASE_URL is not set (npm start sets it for the embedded database)');
+    }
+    return Promise.resolve(new PrismaPg({ connectionString }));
+  },
+});

@@ -1,0 +1,23 @@
+import { NestFactory } from '@nestjs/core';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import { Logger } from 'nestjs-pino';
+import { AppModule } from './app.module';
+import { requestIdMiddleware } from './common/request-id';
+import type { AppConfig } from './config/app-config';
+
+/**
+ * Builds the application exactly as production runs it; main.ts and the e2e tests both use it,
+ * so pipes, filters, guards and middleware are the same everywhere.
+ */
+export async function createApp(config: AppConfig & { DATABASE_URL: string }): Promise<NestExpressApplication> {
+  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config), {
+    bodyParser: false, // bodies are read after authentication, by JsonBodyInterceptor
+    bufferLogs: true,
+  });
+  app.useLogger(app.get(Logger));
+  app.set('trust proxy', config.TRUST_PROXY);
+  app.set('etag', false);
+  app.disable('x-powered-by');
+  app.use(requestIdMiddleware);
+  return app;
+}

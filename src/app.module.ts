@@ -1,0 +1,41 @@
+import { DynamicModule, Module } from '@nestjs/common';
+import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR } from '@nestjs/core';
+import { LoggerModule } from 'nestjs-pino';
+import { ApiKeyGuard } from './auth/api-key.guard';
+import { AuthModule } from './auth/auth.module';
+import { loggerParams } from './common/logging';
+import { APP_CONFIG, type AppConfig } from './config/app-config';
+import { DatabaseModule } from './database/database.module';
+import { DomainErrorFilter } from './errors/domain-error.filter';
+import { HealthModule } from './health/health.module';
+import { JsonBodyInterceptor } from './http-body/json-body.interceptor';
+import { ListsModule } from './lists/lists.module';
+
+/**
+ * The request path, in order: request id and per-IP limit (middleware) → ApiKeyGuard →
+ * organization limit (guard) → JsonBodyInterceptor (size, JSON) → controller → pipeline.
+ * Global guards run in the order they are listed here.
+ */
+@Module({})
+export class AppModule {
+  static forRoot(config: AppConfig & { DATABASE_URL: string }): DynamicModule {
+    return {
+      module: AppModule,
+      global: true,
+      imports: [
+        LoggerModule.forRoot(loggerParams(config)),
+        DatabaseModule.forRoot(config.DATABASE_URL),
+        AuthModule,
+        HealthModule,
+        ListsModule,
+      ],
+      providers: [
+        { provide: APP_CONFIG, useValue: config },
+        { provide: APP_GUARD, useExisting: ApiKeyGuard },
+        { provide: APP_INTERCEPTOR, useClass: JsonBodyInterceptor },
+        { provide: APP_FILTER, useClass: DomainErrorFilter },
+      ],
+      exports: [APP_CONFIG],
+    };
+  }
+}

@@ -1,0 +1,65 @@
+import { z } from 'zod';
+
+/**
+ * Every setting an operator can give, checked once at start. A bad value stops the start with
+ * one line naming the variable (see `loadConfig`). Documented in the README's configuration table.
+ */
+const booleanString = z
+  .enum(['true', 'false', '1', '0'], { message: 'must be true or false' })
+  .transform((v) => v === 'true' || v === '1');
+
+const positiveInt = z.coerce
+  .number({ message: 'must be a whole number' })
+  .int('must be a whole number')
+  .positive('must be greater than 0');
+
+const envSchema = z.object({
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  HOST: z.string().min(1).default('0.0.0.0'),
+  DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, 'must be a postgresql:// URL')
+    .optional(),
+  MIGRATE_ON_START: booleanString.default('true'),
+  REDIS_URL: z
+    .string()
+    .regex(/^rediss?:\/\//, 'must be a redis:// or rediss:// URL')
+    .optional(),
+  /** How long one Redis rate-limit decision may take before the in-process store answers instead. */
+  REDIS_TIMEOUT_MS: positiveInt.default(250),
+  ORG_RATE_LIMIT: positiveInt.default(300),
+  IP_RATE_LIMIT: positiveInt.default(1200),
+  RATE_WINDOW_SECONDS: positiveInt.default(60),
+  /** false: the socket address is the client; true: the left-most X-Forwarded-For entry; a number: hops to trust. */
+  TRUST_PROXY: z
+    .string()
+    .regex(/^(true|false|\d+)$/, 'must be true, false or a number of proxy hops')
+    .default('false')
+    .transform((v): boolean | number => (v === 'true' ? true : v === 'false' ? false : Number(v))),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** Port and folder of the embedded PostgreSQL used when DATABASE_URL is unset. */
+  EMBEDDED_PG_PORT: z.coerce.number().int().min(1).max(65535).default(54329),
+  EMBEDDED_PG_DIR: z.string().min(1).default('.data/postgres'),
+  /** Longest time SIGTERM waits for in-flight requests before closing anyway. */
+  SHUTDOWN_TIMEOUT_MS: positiveInt.default(10000),
+});
+
+export type AppConfig = z.infer<typeof envSchema>;
+
+export class ConfigError extends Error {}
+
+/** Parses the environment; throws a ConfigError whose message names the first bad variable. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
+  // An empty variable counts as unset, as in most twelve-factor services.
+  const present = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
+  const result = envSchema.safeParse(present);
+  if (!result.success) {
+    const issue = result.error.issues[0];
+    const name = String(issue.path[0]);
+    throw new ConfigError(`Invalid configuration: ${name}=${JSON.stringify(env[name])} ${issue.message}`);
+  }
+  return result.data;
+}
+
+/** DI token of the validated AppConfig. */
+export const APP_CONFIG = Symbol('APP_CONFIG');

@@ -1,0 +1,45 @@
+import type { AppConfig } from '../config/app-config';
+import { databaseUrlOn, ensureDatabase, startEmbeddedPostgres } from './embedded-postgres';
+import { applyMigrations } from './migrations';
+
+export interface PreparedDatabase {
+  url: string;
+  /** True when this process runs the embedded server (and so seeds demo data). */
+  embedded: boolean;
+  stop(): Promise<void>;
+}
+
+const EMBEDDED_DATABASE = 'contact_sync';
+
+/**
+ * Before the app starts: the database named by DATABASE_URL, or an embedded server when it is
+ * unset; pending migrations applied (always for the embedded one, else unless MIGRATE_ON_START=false).
+ */
+export async function prepareDatabase(
+  config: AppConfig,
+  log: (message: string) => void = () => undefined,
+): Promise<PreparedDatabase> {
+  if (config.DATABASE_URL) {
+    if (config.MIGRATE_ON_START) {
+      log('Applying pending migrations');
+      await applyMigrations(config.DATABASE_URL);
+    }
+    return { url: config.DATABASE_URL, embedded: false, stop: () => Promise.resolve() };
+  }
+  log(`Starting embedded PostgreSQL on port ${config.EMBEDDED_PG_PORT} with data in ${config.EMBEDDED_PG_DIR}`);
+  const server = await startEmbeddedPostgres({
+    dataDir: config.EMBEDDED_PG_DIR,
+    port: config.EMBEDDED_PG_PORT,
+    persistent: true,
+    onError: log,
+  });
+  try {
+    await ensureDatabase(server.serverUrl, EMBEDDED_DATABASE);
+    const url = databaseUrlOn(server.serverUrl, EMBEDDED_DATABASE);
+    await applyMigrations(url);
+    return { url, embedded: true, stop: () => server.stop() };
+  } catch (error) {
+    await server.stop();
+    throw error;
+  }
+}

@@ -1,0 +1,48 @@
+import { generateApiKey } from '../../src/auth/api-key';
+import type { PrismaService } from '../../src/database/prisma.service';
+import type { CustomFieldType, SuppressionReason } from '../../src/generated/prisma/client';
+
+/**
+ * Rows a test needs, written straight to its own database. Every helper creates new rows, so
+ * tests never share mutable state.
+ */
+export async function createOrganization(prisma: PrismaService, name = 'Test org') {
+  const org = await prisma.organization.create({ data: { name } });
+  const apiKey = await createApiKey(prisma, org.id);
+  return { id: org.id, apiKey: apiKey.key, apiKeyId: apiKey.id };
+}
+
+export async function createApiKey(
+  prisma: PrismaService,
+  organizationId: string,
+  options: { expiresAt?: Date; revokedAt?: Date } = {},
+) {
+  const { key, prefix, keyHash } = generateApiKey();
+  const row = await prisma.apiKey.create({ data: { organizationId, prefix, keyHash, ...options } });
+  return { id: row.id, key };
+}
+
+export async function createList(prisma: PrismaService, organizationId: string, name = 'List', archived = false) {
+  return prisma.list.create({ data: { organizationId, name, archived } });
+}
+
+export async function createCustomField(
+  prisma: PrismaService,
+  organizationId: string,
+  field: { key: string; type: CustomFieldType; required?: boolean; defaultValue?: unknown; options?: string[] },
+) {
+  return prisma.customField.create({
+    data: {
+      organizationId,
+      key: field.key,
+      type: field.type,
+      required: field.required ?? false,
+      defaultValue: field.defaultValue === undefined ? undefined : (field.defaultValue as never),
+      options: field.options ?? [],
+    },
+  });
+}
+
+export async function suppress(prisma: PrismaService, organizationId: string, email: string, reason: SuppressionReason) {
+  return prisma.suppression.create({ data: { organizationId, email, reason } });
+}

@@ -1,0 +1,40 @@
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import request from 'supertest';
+import { createApp } from '../../src/app.factory';
+import { loadConfig } from '../../src/config/app-config';
+import { PrismaService } from '../../src/database/prisma.service';
+import { createTestDatabase, type TestDatabase } from './test-database';
+
+export interface TestApp {
+  app: NestExpressApplication;
+  prisma: PrismaService;
+  database: TestDatabase;
+  /** supertest bound to the app's HTTP server. */
+  http(): ReturnType<typeof request>;
+  close(): Promise<void>;
+}
+
+/**
+ * The real application (same createApp as main.ts) on a database of its own. `env` overrides
+ * configuration, e.g. `{ ORG_RATE_LIMIT: '5' }`. Pass `database` to share one between instances.
+ */
+export async function createTestApp(
+  env: Record<string, string> = {},
+  shared?: { database: TestDatabase },
+): Promise<TestApp> {
+  const database = shared?.database ?? (await createTestDatabase());
+  const config = loadConfig({ LOG_LEVEL: 'silent', ...env, DATABASE_URL: database.url, MIGRATE_ON_START: 'false' });
+  const app = await createApp({ ...config, DATABASE_URL: database.url });
+  await app.listen(0, '127.0.0.1');
+  const server = app.getHttpServer();
+  return {
+    app,
+    prisma: app.get(PrismaService),
+    database,
+    http: () => request(server),
+    close: async () => {
+      await app.close();
+      if (!shared) await database.drop();
+    },
+  };
+}

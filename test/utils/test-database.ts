@@ -1,0 +1,31 @@
+import { randomBytes } from 'node:crypto';
+import { Client } from 'pg';
+import { databaseUrlOn } from '../../src/database/embedded-postgres';
+
+export interface TestDatabase {
+  url: string;
+  drop(): Promise<void>;
+}
+
+/** A fresh, fully migrated database of its own, cloned from the template made in global setup. */
+export async function createTestDatabase(): Promise<TestDatabase> {
+  const serverUrl = process.env.TEST_PG_SERVER_URL;
+  const template = process.env.TEST_PG_TEMPLATE;
+  if (!serverUrl || !template) throw new Error('Run the tests through jest (global setup prepares the database)');
+  const name = `${template}_${randomBytes(6).toString('hex')}`;
+  await withServer(serverUrl, (c) => c.query(`CREATE DATABASE "${name}" TEMPLATE "${template}"`));
+  return {
+    url: databaseUrlOn(serverUrl, name),
+    drop: () => withServer(serverUrl, (c) => c.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`)).then(() => undefined),
+  };
+}
+
+async function withServer<T>(serverUrl: string, work: (client: Client) => Promise<T>): Promise<T> {
+  const client = new Client({ connectionString: serverUrl });
+  await client.connect();
+  try {
+    return await work(client);
+  } finally {
+    await client.end();
+  }
+}
