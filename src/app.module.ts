@@ -10,6 +10,7 @@ import { DomainErrorFilter } from './errors/domain-error.filter';
 import { HealthModule } from './health/health.module';
 import { JsonBodyInterceptor } from './http-body/json-body.interceptor';
 import { ListsModule } from './lists/lists.module';
+import { MetricsModule } from './metrics/metrics.module';
 
 /**
  * The request path, in order: request id and per-IP limit (middleware) → ApiKeyGuard →
@@ -25,6 +26,7 @@ export class AppModule {
       imports: [
         LoggerModule.forRoot(loggerParams(config)),
         DatabaseModule.forRoot(config.DATABASE_URL),
+        MetricsModule,
         AuthModule,
         HealthModule,
         ListsModule,
