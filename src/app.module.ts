@@ -3,6 +3,8 @@ import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR } from '@nestjs/core';
 import { LoggerModule } from 'nestjs-pino';
 import { ApiKeyGuard } from './auth/api-key.guard';
 import { AuthModule } from './auth/auth.module';
+import { ContactsModule } from './contacts/contacts.module';
+import { CustomFieldsModule } from './custom-fields/custom-fields.module';
 import { loggerParams } from './common/logging';
 import { APP_CONFIG, type AppConfig } from './config/app-config';
 import { DatabaseModule } from './database/database.module';
@@ -30,6 +32,8 @@ export class AppModule {
         AuthModule,
         HealthModule,
         ListsModule,
+        CustomFieldsModule,
+        ContactsModule,
       ],
       providers: [
         { provide: APP_CONFIG, useValue: config },

@@ -1,0 +1,100 @@
+/**
+ * The per-contact results of the pipeline and the response bodies of contract section 7 (with
+ * the additions of section 11: dryRun, changedFields/addedListIds, suppressionReason).
+ */
+import type { ContactFailureCode, SuppressionReason } from './contact-rules';
+import type { StoredContact } from './contacts.repository';
+
+export type ContactResult =
+  /** `id` is null on a dry run: nothing was created. */
+  | { status: 'created'; email: string; id: string | null }
+  | { status: 'updated'; email: string; id: string; changedFields: string[]; addedListIds: string[] }
+  | { status: 'unchanged'; email: string; id: string }
+  | {
+      status: 'failed';
+      /** The normalized input when it was a string, else null. */
+      email: string | null;
+      code: ContactFailureCode;
+      message: string;
+      invalidListIds?: string[];
+      suppressionReason?: SuppressionReason;
+    };
+
+/** One result as it appears in a body (without request_id / index). */
+function renderResult(result: ContactResult): Record<string, unknown> {
+  if (result.status === 'created' && result.id === null) {
+    return { email: result.email, status: result.status };
+  }
+  const { status, email, ...rest } = result;
+  // `id` first on success, as in `{ request_id, id, email, status }`.
+  if (status !== 'failed' && 'id' in rest) {
+    const { id, ...details } = rest;
+    return { id, email, status, ...details };
+  }
+  return { email, status, ...rest };
+}
+
+const withDryRun = (body: Record<string, unknown>, dryRun: boolean) => (dryRun ? { ...body, dryRun: true } : body);
+
+/** HTTP status of POST /api/v2/contacts for a result. */
+export function httpStatusOfResult(result: ContactResult): number {
+  switch (result.status) {
+    case 'created':
+      return 201;
+    case 'updated':
+    case 'unchanged':
+      return 200;
+    case 'failed':
+      return result.code === 'DUPLICATE_EMAIL' || result.code === 'SUPPRESSED_EMAIL' ? 409 : 400;
+  }
+}
+
+/** POST /api/v2/contacts: the result is the whole body. */
+export function renderSingleResponse(requestId: string, result: ContactResult, dryRun: boolean) {
+  return {
+    status: httpStatusOfResult(result),
+    body: withDryRun({ request_id: requestId, ...renderResult(result) }, dryRun),
+  };
+}
+
+export interface BatchSummary {
+  created: number;
+  updated: number;
+  unchanged: number;
+  failed: number;
+}
+
+/** POST /api/v2/contacts/batch: always 200, one entry per input row in input order. */
+export function renderBatchResponse(requestId: string, results: ContactResult[], dryRun: boolean) {
+  const summary: BatchSummary = { created: 0, updated: 0, unchanged: 0, failed: 0 };
+  for (const result of results) summary[result.status]++;
+  return {
+    status: 200,
+    body: withDryRun(
+      {
+        request_id: requestId,
+        results: results.map((result, index) => ({ index, ...renderResult(result) })),
+        summary,
+      },
+      dryRun,
+    ),
+  };
+}
+
+/** A date custom value is stored as its YYYY-MM-DD string, a number as a JSON number. */
+export function renderContact(contact: StoredContact) {
+  const fields: Record<string, unknown> = {};
+  const define = (key: string, value: unknown) =>
+    Object.defineProperty(fields, key, { value, enumerable: true, writable: true, configurable: true });
+  for (const [key, value] of Object.entries(contact.standard)) if (value !== null) define(key, value);
+  for (const [key, value] of contact.custom) define(key, value);
+  return {
+    id: contact.id,
+    email: contact.email,
+    listIds: [...contact.listIds],
+    fields,
+    suppressed: contact.suppressionReason ? { reason: contact.suppressionReason } : null,
+    createdAt: contact.createdAt.toISOString(),
+    updatedAt: contact.updatedAt.toISOString(),
+  };
+}

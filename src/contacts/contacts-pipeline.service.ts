@@ -1,0 +1,213 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import { loadCustomFieldDefinitions, type DatabaseClient } from '../custom-fields/custom-fields.repository';
+import { PrismaService } from '../database/prisma.service';
+import { MetricsService } from '../metrics/metrics.service';
+import type { ContactInput } from './contact-input.shape';
+import type { ContactResult } from './contact-results';
+import {
+  type ContactFailure,
+  type PlannedChange,
+  type PlannedCreate,
+  type PlannedUpdate,
+  type RuleContext,
+  planContact,
+  screenContacts,
+} from './contact-rules';
+import { ContactsRepository } from './contacts.repository';
+
+export interface PipelineOptions {
+  dryRun: boolean;
+  /**
+   * Runs inside the transaction that writes the contacts, after the writes, with the results the
+   * request will answer (e.g. to store the response in the same transaction). Not called on a
+   * dry run. When given, a transaction is opened even if no row reaches the database.
+   */
+  inTransaction?: (tx: DatabaseClient, results: ContactResult[]) => Promise<void>;
+}
+
+/** The unique index saw a contact the locks should have kept out; the attempt is retried. */
+class ConcurrentInsertConflict extends Error {}
+
+const MAX_ATTEMPTS = 3;
+/** Unique violation, serialization failure, deadlock: safe to retry the whole transaction. */
+const RETRYABLE_SQLSTATES = new Set(['23505', '40001', '40P01']);
+
+/**
+ * The one contacts pipeline: the single endpoint is a batch of one. Rules 1–3 run on the request
+ * alone; then one transaction locks the emails, reads everything the rules 4–10 need in a fixed
+ * number of statements, and writes creates, updates and memberships in one statement each.
+ */
+@Injectable()
+export class ContactsPipelineService {
+  private readonly logger = new Logger('ContactsPipeline');
+
+  constructor(
+    private readonly prisma: PrismaService,
+    private readonly contacts: ContactsRepository,
+    private readonly metrics: MetricsService,
+  ) {}
+
+  async process(organizationId: string, inputs: readonly ContactInput[], options: PipelineOptions): Promise<ContactResult[]> {
+    const results = await this.processWithRetry(organizationId, inputs, options);
+    if (!options.dryRun) {
+      for (const result of results) this.metrics.contactProcessed(result.status, result.status === 'failed' ? result.code : '');
+    }
+    return results;
+  }
+
+  private async processWithRetry(
+    organizationId: string,
+    inputs: readonly ContactInput[],
+    options: PipelineOptions,
+  ): Promise<ContactResult[]> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.processOnce(organizationId, inputs, options);
+      } catch (error) {
+        if (attempt >= MAX_ATTEMPTS || !isRetryable(error)) throw error;
+        this.logger.warn(`Contacts transaction conflicted (attempt ${attempt}); retrying`);
+      }
+    }
+  }
+
+  private async processOnce(
+    organizationId: string,
+    inputs: readonly ContactInput[],
+    options: PipelineOptions,
+  ): Promise<ContactResult[]> {
+    const screened = screenContacts(inputs);
+    const candidates = screened.flatMap((row) => (row.kind === 'candidate' ? [row] : []));
+    const needsTransaction = candidates.length > 0 || (!options.dryRun && options.inTransaction !== undefined);
+    if (!needsTransaction) return screened.map((row) => failureResult(row.email, (row as { failure: ContactFailure }).failure));
+
+    return this.prisma.$transaction(
+      async (tx) => {
+        const emails = candidates.map((row) => row.email).sort();
+        const context = await this.readContext(tx, organizationId, emails, candidates);
+        const plans = new Map<string, ContactFailure | PlannedChange>(
+          candidates.map((row) => [row.email, planContact(row.email, row.input, context)]),
+        );
+
+        const createdIds = new Map<string, string>();
+        if (!options.dryRun) {
+          for (const plan of plans.values()) if (plan.outcome === 'created') createdIds.set(plan.email, randomUUID());
+          await this.write(tx, organizationId, [...plans.values()], createdIds);
+        }
+
+        const results = screened.map((row): ContactResult => {
+          if (row.kind === 'failed') return failureResult(row.email, row.failure);
+          const plan = plans.get(row.email) as ContactFailure | PlannedChange;
+          return plan.outcome === 'failed' ? failureResult(row.email, plan) : successResult(plan, createdIds);
+        });
+        if (!options.dryRun && options.inTransaction) await options.inTransaction(tx, results);
+        return results;
+      },
+      { maxWait: 10_000, timeout: 20_000 },
+    );
+  }
+
+  /** Locks the emails first, so what is read next cannot change before the transaction ends. */
+  private async readContext(
+    tx: DatabaseClient,
+    organizationId: string,
+    emails: string[],
+    candidates: Array<{ input: ContactInput }>,
+  ): Promise<RuleContext> {
+    if (emails.length === 0) {
+      return { activeListIds: new Set(), customFields: new Map(), existingContacts: new Map(), suppressions: new Map() };
+    }
+    await this.contacts.lockEmails(tx, organizationId, emails);
+    const listIds = [...new Set(candidates.flatMap((row) => row.input.listIds ?? []))];
+    const activeListIds = await this.contacts.findActiveListIds(tx, organizationId, listIds);
+    const definitions = await loadCustomFieldDefinitions(tx, organizationId);
+    const existingContacts = await this.contacts.findByEmails(tx, organizationId, emails);
+    const suppressions = await this.contacts.findSuppressions(tx, organizationId, emails);
+    return {
+      activeListIds,
+      customFields: new Map(definitions.map((definition) => [definition.key, definition])),
+      existingContacts,
+      suppressions,
+    };
+  }
+
+  /** At most three statements whatever the batch size; a statement with nothing to do is skipped. */
+  private async write(
+    tx: DatabaseClient,
+    organizationId: string,
+    plans: Array<ContactFailure | PlannedChange>,
+    createdIds: Map<string, string>,
+  ): Promise<void> {
+    const creates = plans.filter((plan): plan is PlannedCreate => plan.outcome === 'created');
+    const updates = plans.filter((plan): plan is PlannedUpdate => plan.outcome === 'updated');
+    const idOf = (plan: PlannedCreate) => createdIds.get(plan.email) as string;
+
+    if (creates.length > 0) {
+      const inserted = await this.contacts.insertContacts(
+        tx,
+        organizationId,
+        creates.map((plan) => ({ id: idOf(plan), email: plan.email, standard: plan.standard, custom: plan.custom })),
+      );
+      // The email locks make this unreachable unless a writer bypasses them; then start over.
+      if (inserted.size < creates.length) throw new ConcurrentInsertConflict('A contact was inserted concurrently');
+    }
+    if (updates.length > 0) {
+      await this.contacts.updateContacts(
+        tx,
+        organizationId,
+        updates.map((plan) => ({ id: plan.contactId, email: plan.email, standard: plan.standard, custom: plan.custom })),
+      );
+    }
+    const memberships = [
+      ...creates.flatMap((plan) => plan.listIds.map((listId) => ({ contactId: idOf(plan), listId }))),
+      ...updates.flatMap((plan) => plan.addedListIds.map((listId) => ({ contactId: plan.contactId, listId }))),
+    ];
+    if (memberships.length > 0) await this.contacts.addMemberships(tx, memberships);
+  }
+}
+
+function failureResult(email: string | null, failure: ContactFailure): ContactResult {
+  return {
+    status: 'failed',
+    email,
+    code: failure.code,
+    message: failure.message,
+    ...(failure.invalidListIds ? { invalidListIds: failure.invalidListIds } : {}),
+    ...(failure.suppressionReason ? { suppressionReason: failure.suppressionReason } : {}),
+  };
+}
+
+function successResult(plan: PlannedChange, createdIds: Map<string, string>): ContactResult {
+  switch (plan.outcome) {
+    case 'created':
+      // No id on a dry run: nothing was created.
+      return { status: 'created', email: plan.email, id: createdIds.get(plan.email) ?? null };
+    case 'updated':
+      return {
+        status: 'updated',
+        email: plan.email,
+        id: plan.contactId,
+        changedFields: plan.changedFields,
+        addedListIds: plan.addedListIds,
+      };
+    case 'unchanged':
+      return { status: 'unchanged', email: plan.email, id: plan.contactId };
+  }
+}
+
+function isRetryable(error: unknown): boolean {
+  if (error instanceof ConcurrentInsertConflict) return true;
+  // The pg driver error may arrive as is or wrapped by Prisma (cause / meta).
+  const seen = new Set<unknown>();
+  let current: unknown = error;
+  while (current && typeof current === 'object' && !seen.has(current)) {
+    seen.add(current);
+    const candidate = current as { code?: unknown; meta?: { code?: unknown }; cause?: unknown };
+    if (candidate.code === 'P2002' || candidate.code === 'P2034') return true;
+    for (const code of [candidate.code, candidate.meta?.code]) {
+      if (typeof code === 'string' && RETRYABLE_SQLSTATES.has(code)) return true;
+    }
+    current = candidate.cause;
+  }
+  return false;
+}
