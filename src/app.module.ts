@@ -13,6 +13,8 @@ import { HealthModule } from './health/health.module';
 import { JsonBodyInterceptor } from './http-body/json-body.interceptor';
 import { ListsModule } from './lists/lists.module';
 import { MetricsModule } from './metrics/metrics.module';
+import { OrgRateLimitGuard } from './rate-limit/org-rate-limit.guard';
+import { RateLimitModule } from './rate-limit/rate-limit.module';
 
 /**
  * The request path, in order: request id and per-IP limit (middleware) → ApiKeyGuard →
@@ -34,10 +36,12 @@ export class AppModule {
         ListsModule,
         CustomFieldsModule,
         ContactsModule,
+        RateLimitModule,
       ],
       providers: [
         { provide: APP_CONFIG, useValue: config },
         { provide: APP_GUARD, useExisting: ApiKeyGuard },
+        { provide: APP_GUARD, useExisting: OrgRateLimitGuard }, // right after the key: it needs the caller
         { provide: APP_INTERCEPTOR, useClass: JsonBodyInterceptor },
         { provide: APP_FILTER, useClass: DomainErrorFilter },
       ],

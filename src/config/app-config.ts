@@ -27,6 +27,8 @@ const envSchema = z.object({
     .optional(),
   /** How long one Redis rate-limit decision may take before the in-process store answers instead. */
   REDIS_TIMEOUT_MS: positiveInt.default(250),
+  /** Prefix of the rate-limit keys in Redis: instances sharing one prefix share the budgets. */
+  REDIS_KEY_PREFIX: z.string().min(1).default('contact-sync:rate-limit:'),
   ORG_RATE_LIMIT: positiveInt.default(300),
   IP_RATE_LIMIT: positiveInt.default(1200),
   RATE_WINDOW_SECONDS: positiveInt.default(60),

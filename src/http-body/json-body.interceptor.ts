@@ -1,41 +1,18 @@
 import { CallHandler, ExecutionContext, Injectable, NestInterceptor } from '@nestjs/common';
-import bodyParser from 'body-parser';
 import type { Request, Response } from 'express';
 import { TextDecoder } from 'node:util';
+import zlib from 'node:zlib';
+import type { Readable, Transform } from 'node:stream';
 import { from, Observable, switchMap } from 'rxjs';
 import { DomainError, invalidRequest } from '../errors/domain-error';
 import { RequestErrorCode } from '../errors/error-codes';
 
-const utf8 = {
-  decoder: new TextDecoder('utf-8', { fatal: true }),
-  isValid(buf: Buffer): boolean {
-    try {
-      this.decoder.decode(buf);
-      return true;
-    } catch {
-      return false;
-    }
-  },
-};
-
 /** Contract section 1: 1 MB read as 1 MiB of decoded body. */
 export const BODY_LIMIT_BYTES = 1_048_576;
 
-const parseJson = bodyParser.json({
-  limit: BODY_LIMIT_BYTES,
-  strict: false, // scalars parse, and are then refused by the shape check with a clear message
-  type: () => true, // the media type is checked before, with the contract's error
-  inflate: true,
-  verify: (_req, _res, buf) => {
-    // body-parser reads "" as {}; the contract calls an empty body malformed JSON.
-    if (buf.length === 0) throw invalidRequest('Request body is empty: a JSON document is required');
-    if (!utf8.isValid(buf)) throw invalidRequest('Request body must be UTF-8');
-  },
-});
-
 /**
- * Reads and parses a JSON body after the guards (API key, organization limit), so an
- * unauthenticated or throttled request never makes the server read its body.
+ * Reads and parses a JSON body after the guards (per-IP limit, API key, organization limit), so an
+ * unauthenticated or throttled request never makes the server read its body. Only POST has a body.
  */
 @Injectable()
 export class JsonBodyInterceptor implements NestInterceptor {
@@ -47,28 +24,121 @@ export class JsonBodyInterceptor implements NestInterceptor {
   }
 }
 
+/**
+ * Checks, in this order: declared size (413 before reading), media type and charset, content
+ * encoding (400), then reads at most BODY_LIMIT_BYTES + 1 decoded bytes (413 as soon as the limit
+ * is passed: a compressed body is never inflated further), then UTF-8 and JSON (400).
+ *
+ * Decided: the checks that need only headers come first, so a body that will be refused anyway is
+ * never read; a chunked body of a wrong media type is therefore 400 whatever its size.
+ * Our own reader, not body-parser: on any error body-parser reads the whole remaining request
+ * before answering, which would make a 413 wait for (and read) an arbitrarily large body.
+ */
 export async function readJsonBody(req: Request, res: Response): Promise<void> {
-  const contentType = req.headers['content-type'];
-  if (!contentType || !/^application\/json\s*(;|$)/i.test(contentType)) {
-    throw invalidRequest('Content-Type must be application/json');
-  }
   const declared = Number(req.headers['content-length']);
-  if (Number.isFinite(declared) && declared > BODY_LIMIT_BYTES) throw tooLarge();
+  if (Number.isFinite(declared) && declared > BODY_LIMIT_BYTES) throw refuseBeforeReading(res, tooLarge());
+  checkMediaType(req.headers['content-type'], res);
+  const decoded = decodedStream(req, res);
 
-  await new Promise<void>((resolve, reject) => {
-    parseJson(req, res, (error?: unknown) => (error ? reject(toDomainError(error)) : resolve()));
+  const body = await readLimited(req, decoded);
+  if (body === 'too-large') throw refuseBeforeReading(res, tooLarge());
+  if (body.length === 0) throw invalidRequest('Request body is empty: a JSON document is required');
+  let text: string;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true }).decode(body); // also drops a UTF-8 BOM
+  } catch {
+    throw invalidRequest('Request body must be UTF-8');
+  }
+  try {
+    req.body = JSON.parse(text); // JSON.parse keeps "__proto__" as an ordinary own key
+  } catch {
+    throw invalidRequest('Request body is not valid JSON');
+  }
+}
+
+/** `application/json`, case-insensitive, with at most a UTF-8 charset among its parameters. */
+function checkMediaType(header: string | undefined, res: Response): void {
+  const [type, ...params] = (header ?? '').split(';');
+  if (type.trim().toLowerCase() !== 'application/json') {
+    throw refuseBeforeReading(res, invalidRequest('Content-Type must be application/json'));
+  }
+  for (const param of params) {
+    const eq = param.indexOf('=');
+    const name = param.slice(0, eq === -1 ? undefined : eq).trim().toLowerCase();
+    if (name !== 'charset') continue;
+    const value = param.slice(eq + 1).trim().replace(/^"(.*)"$/, '$1').toLowerCase();
+    if (value !== 'utf-8' && value !== 'utf8') {
+      throw refuseBeforeReading(res, invalidRequest('Request body must be UTF-8 (charset=utf-8)'));
+    }
+  }
+}
+
+/** The body as sent, or a decompressing stream for gzip, deflate and br. */
+function decodedStream(req: Request, res: Response): Readable {
+  const encoding = (req.headers['content-encoding'] ?? 'identity').trim().toLowerCase();
+  switch (encoding) {
+    case 'identity':
+    case '':
+      return req;
+    case 'gzip':
+    case 'x-gzip':
+      return req.pipe(zlib.createGunzip());
+    case 'deflate':
+      return req.pipe(zlib.createInflate());
+    case 'br':
+      return req.pipe(zlib.createBrotliDecompress());
+    default:
+      throw refuseBeforeReading(res, invalidRequest(`Unsupported Content-Encoding: ${encoding}`));
+  }
+}
+
+/**
+ * Collects the decoded body, stopping as soon as it passes the limit: the decompressor is
+ * destroyed and the request no longer read (the answer then closes the connection).
+ */
+function readLimited(req: Request, stream: Readable): Promise<Buffer | 'too-large'> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let settled = false;
+    const finish = (outcome: Buffer | 'too-large' | DomainError) => {
+      if (settled) return;
+      settled = true;
+      stream.off('data', onData);
+      if (stream !== req) {
+        req.unpipe(stream as Transform); // a decompressor (the only other stream)
+        stream.destroy();
+      }
+      if (outcome instanceof DomainError) reject(outcome);
+      else resolve(outcome);
+    };
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > BODY_LIMIT_BYTES) {
+        req.pause();
+        finish('too-large');
+        return;
+      }
+      chunks.push(chunk);
+    };
+    stream.on('data', onData);
+    stream.on('end', () => finish(Buffer.concat(chunks, size)));
+    stream.on('error', () => finish(invalidRequest('Request body could not be read or decoded')));
+    if (stream !== req) req.on('error', () => finish(invalidRequest('Request body could not be read')));
+    req.on('aborted', () => finish(invalidRequest('Request body was not sent completely')));
   });
-  if (req.body === undefined) throw invalidRequest('Request body is empty: a JSON document is required');
 }
 
 const tooLarge = () =>
   new DomainError(RequestErrorCode.PAYLOAD_TOO_LARGE, `Request body exceeds ${BODY_LIMIT_BYTES} bytes`);
 
-function toDomainError(error: unknown): DomainError {
-  if (error instanceof DomainError) return error;
-  const type = (error as { type?: string }).type;
-  if (type === 'entity.too.large') return tooLarge();
-  if (type === 'encoding.unsupported') return invalidRequest('Unsupported Content-Encoding');
-  if (type === 'charset.unsupported') return invalidRequest('Request body must be UTF-8');
-  return invalidRequest('Request body is not valid JSON');
+/**
+ * The answer comes before the body was (fully) read: close the connection afterwards, so Node
+ * does not read the rest of the body to keep the connection alive.
+ */
+function refuseBeforeReading(res: Response, error: DomainError): DomainError {
+  const req = res.req;
+  const bodyPending = Number(req.headers['content-length'] ?? 0) > 0 || req.headers['transfer-encoding'] !== undefined;
+  if (bodyPending && !res.headersSent) res.setHeader('Connection', 'close');
+  return error;
 }
