@@ -4,6 +4,10 @@ import { Logger } from 'nestjs-pino';
 import { AppModule } from './app.module';
 import { requestIdMiddleware } from './common/request-id';
 import type { AppConfig } from './config/app-config';
+import { setupDocs } from './docs/setup-docs';
+import { httpMetricsMiddleware } from './metrics/http-metrics.middleware';
+import { MetricsService } from './metrics/metrics.service';
+import { IpRateLimitMiddleware } from './rate-limit/ip-rate-limit.middleware';
 
 /**
  * Builds the application exactly as production runs it; main.ts and the e2e tests both use it,
@@ -19,5 +23,8 @@ export async function createApp(config: AppConfig & { DATABASE_URL: string }): P
   app.set('etag', false);
   app.disable('x-powered-by');
   app.use(requestIdMiddleware);
+  app.use(httpMetricsMiddleware(app.get(MetricsService)));
+  app.use(app.get(IpRateLimitMiddleware).handle); // per-IP limit: before routing and authentication
+  setupDocs(app);
   return app;
 }

@@ -1,6 +1,7 @@
 import { Global, Module } from '@nestjs/common';
+import { MetricsController } from './metrics.controller';
 import { MetricsService } from './metrics.service';
 
 @Global()
-@Module({ providers: [MetricsService], exports: [MetricsService] })
+@Module({ controllers: [MetricsController], providers: [MetricsService], exports: [MetricsService] })
 export class MetricsModule {}

@@ -48,6 +48,13 @@ export class MetricsService {
     this.contactsProcessed.inc({ outcome, code: outcome === 'failed' ? code : '' });
   }
 
+  /** One answered HTTP request; `route` is a route pattern or 'unmatched', never a raw path. */
+  httpRequestFinished(method: string, route: string, status: number, seconds: number): void {
+    const labels = { method, route, status: String(status) };
+    this.httpRequests.inc(labels);
+    this.httpDuration.observe(labels, seconds);
+  }
+
   rateLimitRefused(scope: 'org' | 'ip'): void {
     this.rateLimitRefusals.inc({ scope });
   }

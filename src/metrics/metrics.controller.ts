@@ -1,0 +1,22 @@
+import { Controller, Get, Res } from '@nestjs/common';
+import { ApiExcludeController } from '@nestjs/swagger';
+import type { Response } from 'express';
+import { Public } from '../common/public.decorator';
+import { MetricsService } from './metrics.service';
+
+/** `GET /metrics`: the Prometheus text exposition of this instance's registry. */
+@ApiExcludeController()
+@Public()
+@Controller('metrics')
+export class MetricsController {
+  constructor(private readonly metrics: MetricsService) {}
+
+  @Get()
+  async scrape(@Res() res: Response): Promise<void> {
+    const body = await this.metrics.registry.metrics();
+    // A Buffer keeps the registry's Content-Type byte for byte (a string would make Express rewrite it).
+    res.status(200).setHeader('Cache-Control', 'no-store');
+    res.setHeader('Content-Type', this.metrics.registry.contentType);
+    res.send(Buffer.from(body, 'utf8'));
+  }
+}

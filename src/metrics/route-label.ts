@@ -1,0 +1,45 @@
+import type { Request } from 'express';
+import { openApiDocument } from '../docs/openapi.document';
+
+/** Label of every request that matched no route (404 NOT_FOUND), so unknown paths never become labels. */
+export const UNMATCHED_ROUTE = 'unmatched';
+
+interface KnownRoute {
+  method: string;
+  pattern: RegExp;
+  label: string;
+}
+
+/**
+ * The documented routes, as Express-style labels (`/api/v2/contacts/:email`). Used only when Express
+ * did not set `req.route`, i.e. when a middleware answered before routing (per-IP 429): such a
+ * request still gets its route's label when its method and path name a documented operation.
+ */
+const KNOWN_ROUTES: KnownRoute[] = Object.entries(openApiDocument.paths).flatMap(([path, item]) => {
+  const pattern = new RegExp(`^${path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\\?\{[^}]+\\?\}/g, '[^/]+')}/?$`);
+  const label = path.replace(/\{([^}]+)\}/g, ':$1');
+  return ['get', 'post', 'put', 'patch', 'delete']
+    .filter((m) => m in item)
+    .map((method) => ({ method: method.toUpperCase(), pattern, label }));
+});
+
+const KNOWN_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
+
+/** The route pattern of a finished request: bounded, and never the raw path (which may hold an email). */
+export function routeLabel(req: Request): string {
+  const routePath = (req.route as { path?: unknown } | undefined)?.path;
+  // Nest mounts module middleware (e.g. the request logger) as a catch-all route `/{*path}`, which
+  // leaves `req.route` set on requests no controller matched: a wildcard is never an answer's route.
+  if (typeof routePath === 'string' && !routePath.includes('*')) return `${req.baseUrl ?? ''}${routePath}`;
+  const path = req.originalUrl.split('?')[0];
+  const known = KNOWN_ROUTES.find((r) => r.method === req.method && r.pattern.test(path));
+  if (known) return known.label;
+  // Swagger UI's static assets are served by express.static under the docs path: one label for all.
+  if (req.baseUrl === '/api/docs') return '/api/docs/*';
+  return UNMATCHED_ROUTE;
+}
+
+/** Methods outside the usual set share one label value, so a client cannot mint new series. */
+export function methodLabel(req: Request): string {
+  return KNOWN_METHODS.has(req.method) ? req.method : 'OTHER';
+}
