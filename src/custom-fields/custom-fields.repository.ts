@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { PrismaService } from '../database/prisma.service';
 import type { Prisma } from '../generated/prisma/client';
-import type { CustomFieldDefinition, CustomFieldTypeName } from './field-definitions';
+import type { CustomFieldDefinition } from './field-definitions';
 
 /** The app's client or the client of an open transaction. */
 export type DatabaseClient = Prisma.TransactionClient;
