@@ -1,0 +1,130 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import http from 'node:http';
+import net from 'node:net';
+import type { AddressInfo } from 'node:net';
+import type { TestApp } from '../utils/test-app';
+import { MetricsService } from '../../src/metrics/metrics.service';
+
+export const REDIS_URL = process.env.REDIS_URL;
+export const REDIS_SERVER_BIN = '/usr/bin/redis-server';
+
+/** `describe` that is skipped, with a visible message, when the condition is not met. */
+export function describeIf(condition: boolean, skipMessage: string): jest.Describe {
+  if (!condition) {
+    // eslint-disable-next-line no-console
+    console.warn(`SKIPPED: ${skipMessage}`);
+    return describe.skip;
+  }
+  return describe;
+}
+
+export function portOf(t: TestApp): number {
+  return (t.app.getHttpServer().address() as AddressInfo).port;
+}
+
+export async function refusals(t: TestApp, scope: 'org' | 'ip'): Promise<number> {
+  const metric = await t.app.get(MetricsService).rateLimitRefusals.get();
+  return metric.values.find((v) => v.labels.scope === scope)?.value ?? 0;
+}
+
+export interface RawResponse {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  body: string;
+}
+
+/**
+ * Sends the request line and headers only, never the body its headers announce, and resolves with
+ * the answer: a server that tried to read the body would never answer.
+ */
+export function sendHeadersOnly(port: number, path: string, headers: Record<string, string>, timeoutMs = 3000): Promise<RawResponse> {
+  return new Promise((resolve, reject) => {
+    const req = http.request({ host: '127.0.0.1', port, method: 'POST', path, headers, agent: false }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (body += chunk));
+      res.on('end', () => {
+        clearTimeout(timer);
+        req.destroy();
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, body });
+      });
+    });
+    const timer = setTimeout(() => {
+      req.destroy();
+      reject(new Error(`no answer within ${timeoutMs} ms: the server waited for the body`));
+    }, timeoutMs);
+    req.on('error', (error) => {
+      clearTimeout(timer);
+      reject(error);
+    });
+    req.flushHeaders();
+  });
+}
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as AddressInfo;
+      server.close(() => resolve(port));
+    });
+    server.on('error', reject);
+  });
+}
+
+export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** A redis-server owned by one test file: no persistence, on a free port, started and killed here. */
+export class OwnRedis {
+  private process?: ChildProcess;
+  constructor(readonly port: number) {}
+
+  static available(): boolean {
+    return existsSync(REDIS_SERVER_BIN);
+  }
+
+  get url(): string {
+    return `redis://127.0.0.1:${this.port}`;
+  }
+
+  async start(): Promise<void> {
+    const child = spawn(REDIS_SERVER_BIN, ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
+      stdio: 'ignore',
+    });
+    this.process = child;
+    for (let i = 0; i < 100; i++) {
+      if (await canConnect(this.port)) return;
+      await sleep(50);
+    }
+    throw new Error('redis-server did not start');
+  }
+
+  async kill(): Promise<void> {
+    const child = this.process;
+    if (!child || child.exitCode !== null) return;
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGKILL');
+    await exited;
+    this.process = undefined;
+  }
+
+  pause(): void {
+    this.process?.kill('SIGSTOP');
+  }
+
+  resume(): void {
+    this.process?.kill('SIGCONT');
+  }
+}
+
+function canConnect(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = net.connect(port, '127.0.0.1');
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+}
