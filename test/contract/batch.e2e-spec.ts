@@ -1,0 +1,273 @@
+import { bootApp, expectBatch, expectRequestError, failedRow, okRow, Org, sorted, uniqueEmail } from './helpers';
+
+/** POST /api/v2/contacts/batch (contract 4, 7, 11, 12). */
+describe('POST /api/v2/contacts/batch — results', () => {
+  const app = bootApp();
+  let org: Org;
+  let list: string;
+  beforeEach(async () => {
+    org = await Org.create(app.t);
+    list = await org.list('Main');
+  });
+
+  it('answers 200 { request_id, results, summary } with rows in input order, every code side by side', async () => {
+    const [l2] = await org.lists(1);
+    const archived = await org.list('Archived', true);
+    const existing = uniqueEmail('existing');
+    const same = uniqueEmail('same');
+    const suppressed = uniqueEmail('suppressed');
+    expect((await org.postContact({ email: existing, listIds: [list], fields: { city: 'Paris' } })).status).toBe(201);
+    expect((await org.postContact({ email: same, listIds: [list], fields: { city: 'Rome' } })).status).toBe(201);
+    await org.suppress(suppressed, 'complained');
+    // defined after the contacts exist: they have no stored value for it
+    await org.field('plan', 'text', { required: true, defaultValue: 'free' });
+    await org.field('age', 'number');
+    const fresh = uniqueEmail('fresh');
+    const dupe = uniqueEmail('dupe');
+
+    const res = await org.batch([
+      { email: ` ${fresh.toUpperCase()} `, listIds: [list] }, // 0 created
+      { email: 'nope', listIds: [list] }, // 1 INVALID_EMAIL
+      { email: 12, listIds: [list] }, // 2 INVALID_EMAIL, email null
+      { email: dupe, listIds: [list] }, // 3 created
+      { email: dupe.toUpperCase(), listIds: [list] }, // 4 DUPLICATE_IN_REQUEST
+      { email: uniqueEmail(), listIds: [] }, // 5 EMPTY_LIST_IDS
+      { email: uniqueEmail(), listIds: Array(21).fill(list) }, // 6 TOO_MANY_LIST_IDS
+      { email: uniqueEmail(), listIds: [list, archived, archived] }, // 7 INVALID_LIST
+      { email: uniqueEmail(), listIds: [list], fields: { nope: 1 } }, // 8 UNKNOWN_FIELD
+      { email: uniqueEmail(), listIds: [list], fields: { age: '12' } }, // 9 FIELD_TYPE_MISMATCH
+      { email: uniqueEmail(), listIds: [list], fields: { plan: null } }, // 10 REQUIRED_FIELD_MISSING
+      { email: suppressed, listIds: [list] }, // 11 SUPPRESSED_EMAIL
+      { email: existing, listIds: [list] }, // 12 DUPLICATE_EMAIL
+      { email: existing, listIds: [l2], fields: { city: 'Lyon' }, overwrite: true }, // 13 DUPLICATE_IN_REQUEST
+      { email: same, listIds: [list], fields: { city: 'Rome' }, overwrite: true }, // 14 updated (plan default applied)
+    ]);
+    const bodyEmails = res.body.results?.map((r: { email: string }) => r.email);
+    expect(bodyEmails?.[5]).toMatch(/@example\.com$/);
+    expectBatch(res, [
+      okRow(0, 'created', fresh),
+      failedRow(1, 'INVALID_EMAIL', 'nope'),
+      failedRow(2, 'INVALID_EMAIL', null),
+      okRow(3, 'created', dupe),
+      failedRow(4, 'DUPLICATE_IN_REQUEST', dupe),
+      failedRow(5, 'EMPTY_LIST_IDS', bodyEmails?.[5]),
+      failedRow(6, 'TOO_MANY_LIST_IDS', bodyEmails?.[6]),
+      failedRow(7, 'INVALID_LIST', bodyEmails?.[7], { invalidListIds: [archived] }),
+      failedRow(8, 'UNKNOWN_FIELD', bodyEmails?.[8]),
+      failedRow(9, 'FIELD_TYPE_MISMATCH', bodyEmails?.[9]),
+      failedRow(10, 'REQUIRED_FIELD_MISSING', bodyEmails?.[10]),
+      failedRow(11, 'SUPPRESSED_EMAIL', suppressed, { suppressionReason: 'complained' }),
+      failedRow(12, 'DUPLICATE_EMAIL', existing),
+      failedRow(13, 'DUPLICATE_IN_REQUEST', existing),
+      okRow(14, 'updated', same, { changedFields: ['plan'], addedListIds: [] }),
+    ]);
+    expect(await org.read(fresh)).toMatchObject({ id: res.body.results[0].id, fields: { plan: 'free' } });
+    expect(await org.read(dupe)).toMatchObject({ id: res.body.results[3].id });
+    expect(await org.read(existing)).toMatchObject({ listIds: [list] });
+    expect((await org.read(existing))?.fields).toEqual({ city: 'Paris' });
+    expect(await org.read(suppressed)).toBeNull();
+    expect(await org.read(same)).toMatchObject({ fields: { city: 'Rome', plan: 'free' } });
+  });
+
+  it('an updated row carries changedFields (sorted) and addedListIds; unchanged row has id', async () => {
+    const l2 = await org.list('Second');
+    const a = uniqueEmail();
+    const b = uniqueEmail();
+    await org.postContact({ email: a, listIds: [list], fields: { lastName: 'L', firstName: 'F' } });
+    await org.postContact({ email: b, listIds: [list], fields: { city: 'X' } });
+    const ida = (await org.read(a))?.id;
+    const idb = (await org.read(b))?.id;
+    const res = await org.batch([
+      { email: a, listIds: [list, l2], fields: { lastName: 'L2', firstName: 'F2', city: 'C' }, overwrite: true },
+      { email: b, listIds: [list], fields: { city: 'X' }, overwrite: true },
+    ]);
+    expectBatch(res, [
+      { index: 0, email: a, status: 'updated', id: ida, changedFields: ['city', 'firstName', 'lastName'], addedListIds: [l2] },
+      { index: 1, email: b, status: 'unchanged', id: idb },
+    ]);
+  });
+
+  it('50 rows are accepted and answered in order with their index', async () => {
+    const emails = Array.from({ length: 50 }, () => uniqueEmail());
+    const res = await org.batch(emails.map((email) => ({ email, listIds: [list] })));
+    expectBatch(
+      res,
+      emails.map((e, i) => okRow(i, 'created', e)),
+    );
+    expect(new Set(res.body.results.map((r: { id: string }) => r.id)).size).toBe(50);
+    expect((await org.read(emails[49]))?.id).toBe(res.body.results[49].id);
+  });
+
+  it('a batch whose rows all fail still answers 200 and writes nothing', async () => {
+    const e = uniqueEmail();
+    const res = await org.batch([{ email: e, listIds: [] }, { email: 'x' }]);
+    expectBatch(res, [failedRow(0, 'EMPTY_LIST_IDS', e), failedRow(1, 'INVALID_EMAIL', 'x')]);
+    expect(await org.read(e)).toBeNull();
+  });
+
+  it('a failed row does not stop the successful rows from being written', async () => {
+    const ok1 = uniqueEmail();
+    const ok2 = uniqueEmail();
+    const res = await org.batch([
+      { email: ok1, listIds: [list] },
+      { email: uniqueEmail(), listIds: [list], fields: { firstName: false } },
+      { email: ok2, listIds: [list] },
+    ]);
+    expect(res.status).toBe(200);
+    expect(res.body.summary).toEqual({ created: 2, updated: 0, unchanged: 0, failed: 1 });
+    expect(await org.read(ok1)).not.toBeNull();
+    expect(await org.read(ok2)).not.toBeNull();
+  });
+
+  it('the first of two rows with one email is processed, the second fails, whatever the case or spacing', async () => {
+    const e = uniqueEmail();
+    const res = await org.batch([
+      { email: `\t${e.toUpperCase()}`, listIds: [list], fields: { firstName: 'One' } },
+      { email: `${e} `, listIds: [list], fields: { firstName: 'Two' } },
+      { email: e, listIds: [list], fields: { firstName: 'Three' }, overwrite: true },
+    ]);
+    expectBatch(res, [okRow(0, 'created', e), failedRow(1, 'DUPLICATE_IN_REQUEST', e), failedRow(2, 'DUPLICATE_IN_REQUEST', e)]);
+    expect((await org.read(e))?.fields).toEqual({ firstName: 'One' });
+  });
+
+  it('invalidListIds in a row is unique and in order of first appearance', async () => {
+    const other = await Org.create(app.t, 'Other');
+    const foreign = await other.list();
+    const archived = await org.list('Old', true);
+    const e = uniqueEmail();
+    const res = await org.batch([{ email: e, listIds: ['zzz', foreign, list, archived, 'zzz', foreign] }]);
+    expectBatch(res, [failedRow(0, 'INVALID_LIST', e, { invalidListIds: ['zzz', foreign, archived] })]);
+  });
+
+  it('a retried batch reports DUPLICATE_EMAIL for created rows and unchanged for updated rows', async () => {
+    const a = uniqueEmail();
+    const b = uniqueEmail();
+    await org.postContact({ email: b, listIds: [list] });
+    const body = [
+      { email: a, listIds: [list] },
+      { email: b, listIds: [list], fields: { city: 'Oslo' }, overwrite: true },
+    ];
+    const first = await org.batch(body);
+    expectBatch(first, [okRow(0, 'created', a), okRow(1, 'updated', b, { changedFields: ['city'], addedListIds: [] })]);
+    const second = await org.batch(body);
+    expectBatch(second, [failedRow(0, 'DUPLICATE_EMAIL', a), okRow(1, 'unchanged', b)]);
+    expect(second.body.results[1].id).toBe(first.body.results[1].id);
+  });
+
+  it('concurrent batches creating the same email create one contact', async () => {
+    const e = uniqueEmail();
+    const responses = await Promise.all(Array.from({ length: 4 }, () => org.batch([{ email: e, listIds: [list] }])));
+    const statuses = responses.map((r) => r.status);
+    expect(statuses).toEqual([200, 200, 200, 200]);
+    const rows = responses.map((r) => r.body.results[0]);
+    expect(sorted(rows.map((r: { status: string; code?: string }) => r.code ?? r.status))).toEqual([
+      'DUPLICATE_EMAIL',
+      'DUPLICATE_EMAIL',
+      'DUPLICATE_EMAIL',
+      'created',
+    ]);
+  });
+});
+
+describe('POST /api/v2/contacts/batch — request-level errors', () => {
+  const app = bootApp();
+  let org: Org;
+  let list: string;
+  beforeEach(async () => {
+    org = await Org.create(app.t);
+    list = await org.list('Main');
+  });
+
+  it.each([
+    ['an empty object (contacts missing)', '{}'],
+    ['contacts empty', '{"contacts":[]}'],
+    ['contacts null', '{"contacts":null}'],
+    ['contacts an object', '{"contacts":{"0":{"email":"a@example.com"}}}'],
+    ['contacts a string', '{"contacts":"a@example.com"}'],
+    ['contacts a number', '{"contacts":3}'],
+    ['a bare array of contacts', '[{"email":"a@example.com","listIds":["x"]}]'],
+    ['a bare contact object', '{"email":"a@example.com","listIds":["x"]}'],
+    ['null', 'null'],
+    ['a number', '1'],
+    ['a string', '"contacts"'],
+    ['an empty body', ''],
+    ['malformed JSON', '{"contacts": ['],
+  ])('%s → 400 INVALID_REQUEST', async (_name, raw) => {
+    expectRequestError(await org.postRaw('/api/v2/contacts/batch', raw), 400, 'INVALID_REQUEST');
+  });
+
+  it('a key besides contacts → 400 INVALID_REQUEST, nothing written', async () => {
+    const e = uniqueEmail();
+    const res = await org.postBatch({ contacts: [{ email: e, listIds: [list] }], overwrite: true });
+    expectRequestError(res, 400, 'INVALID_REQUEST');
+    expect(await org.read(e)).toBeNull();
+  });
+
+  it('51 valid rows → 400 BATCH_LIMIT_EXCEEDED, nothing written', async () => {
+    const emails = Array.from({ length: 51 }, () => uniqueEmail());
+    const res = await org.batch(emails.map((email) => ({ email, listIds: [list] })));
+    expectRequestError(res, 400, 'BATCH_LIMIT_EXCEEDED');
+    expect(await org.read(emails[0])).toBeNull();
+  });
+
+  it.each<[string, () => unknown]>([
+    ['numbers', () => 7],
+    ['nulls', () => null],
+    ['objects with listIds null', () => ({ email: 'a@example.com', listIds: null })],
+    ['objects with an unknown key', () => ({ email: 'a@example.com', bogus: true })],
+    ['arrays', () => []],
+  ])('51 rows that are %s → BATCH_LIMIT_EXCEEDED (counted before anything else)', async (_name, row) => {
+    expectRequestError(await org.batch(Array.from({ length: 51 }, row)), 400, 'BATCH_LIMIT_EXCEEDED');
+  });
+
+  it('1000 rows → BATCH_LIMIT_EXCEEDED', async () => {
+    expectRequestError(await org.batch(Array.from({ length: 1000 }, () => ({}))), 400, 'BATCH_LIMIT_EXCEEDED');
+  });
+
+  it.each([
+    ['listIds null', { listIds: null }, 'contacts[3].listIds'],
+    ['listIds a string', { listIds: 'abc' }, 'contacts[3].listIds'],
+    ['listIds holding a number', { listIds: [1] }, 'contacts[3].listIds'],
+    ['fields null', { fields: null }, 'contacts[3].fields'],
+    ['fields an array', { fields: ['firstName'] }, 'contacts[3].fields'],
+    ['overwrite null', { overwrite: null }, 'contacts[3].overwrite'],
+    ['overwrite a string', { overwrite: 'yes' }, 'contacts[3].overwrite'],
+    ['an unknown key', { mail: 'x' }, 'contacts[3]'],
+  ])('row 3 with %s → 400 INVALID_REQUEST naming %s; rows 0-2 are not written', async (_name, patch, path) => {
+    const emails = Array.from({ length: 5 }, () => uniqueEmail());
+    const rows: Record<string, unknown>[] = emails.map((email) => ({ email, listIds: [list] }));
+    rows[3] = { ...rows[3], ...patch };
+    const res = await org.batch(rows);
+    expectRequestError(res, 400, 'INVALID_REQUEST');
+    expect(res.body.error.message).toContain(path);
+    for (const e of emails) expect(await org.read(e)).toBeNull();
+  });
+
+  it('an unknown key in row 4 is named with its path (contacts[4].mail)', async () => {
+    const rows: Record<string, unknown>[] = Array.from({ length: 5 }, () => ({ email: uniqueEmail(), listIds: [list] }));
+    rows[4].mail = 'x';
+    const res = await org.batch(rows);
+    expectRequestError(res, 400, 'INVALID_REQUEST');
+    expect(res.body.error.message).toMatch(/contacts\[4\]/);
+    expect(res.body.error.message).toContain('mail');
+  });
+
+  it.each([
+    ['a number', 5],
+    ['null', null],
+    ['a string', 'a@example.com'],
+    ['an array', [{ email: 'a@example.com' }]],
+  ])('row 2 that is %s → 400 INVALID_REQUEST naming contacts[2]', async (_name, row) => {
+    const e = uniqueEmail();
+    const res = await org.batch([{ email: e, listIds: [list] }, { email: uniqueEmail(), listIds: [list] }, row]);
+    expectRequestError(res, 400, 'INVALID_REQUEST');
+    expect(res.body.error.message).toContain('contacts[2]');
+    expect(await org.read(e)).toBeNull();
+  });
+
+  it('a shape error wins over per-contact errors in earlier rows (still request-level)', async () => {
+    const res = await org.batch([{ email: 'bad', listIds: [] }, { email: uniqueEmail(), listIds: [list], overwrite: 'no' }]);
+    expectRequestError(res, 400, 'INVALID_REQUEST');
+    expect(res.body.error.message).toContain('contacts[1].overwrite');
+  });
+});

@@ -1,0 +1,196 @@
+/**
+ * Black-box helpers for the contract suite. Everything goes through HTTP except fixture setup
+ * (organizations, keys, lists, custom fields, suppressions), which the contract leaves to the admin CLI.
+ */
+import type { Response } from 'supertest';
+import { createApiKey, createCustomField, createList, createOrganization, suppress } from '../utils/fixtures';
+import { createTestApp, type TestApp } from '../utils/test-app';
+
+export const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Boots one app for the file. The per-IP limit is lifted: every request of the suite comes from 127.0.0.1. */
+export function bootApp(): { t: TestApp } {
+  const holder = {} as { t: TestApp };
+  beforeAll(async () => {
+    holder.t = await createTestApp({ IP_RATE_LIMIT: '1000000', ORG_RATE_LIMIT: '100000' });
+  });
+  afterAll(async () => {
+    await holder.t?.close();
+  });
+  return holder;
+}
+
+export type FieldType = 'text' | 'number' | 'boolean' | 'date' | 'select';
+export type Reason = 'bounced' | 'complained' | 'unsubscribed';
+
+let counter = 0;
+/** A fresh, valid, lower-case email. */
+export function uniqueEmail(prefix = 'user'): string {
+  counter += 1;
+  return `${prefix}${counter}.${Date.now().toString(36)}@example.com`;
+}
+
+export interface StoredContact {
+  id: string;
+  email: string;
+  listIds: string[];
+  fields: Record<string, unknown>;
+  suppressed: { reason: string } | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export class Org {
+  constructor(
+    readonly t: TestApp,
+    readonly id: string,
+    readonly key: string,
+  ) {}
+
+  static async create(t: TestApp, name = 'Contract org'): Promise<Org> {
+    const o = await createOrganization(t.prisma, name);
+    return new Org(t, o.id, o.apiKey);
+  }
+
+  async newKey(options: { expiresAt?: Date; revokedAt?: Date } = {}): Promise<string> {
+    return (await createApiKey(this.t.prisma, this.id, options)).key;
+  }
+
+  async list(name = 'List', archived = false): Promise<string> {
+    return (await createList(this.t.prisma, this.id, name, archived)).id;
+  }
+
+  async lists(n: number): Promise<string[]> {
+    const ids: string[] = [];
+    for (let i = 0; i < n; i++) ids.push(await this.list(`List ${i}`));
+    return ids;
+  }
+
+  async field(
+    key: string,
+    type: FieldType,
+    options: { required?: boolean; defaultValue?: unknown; options?: string[] } = {},
+  ): Promise<void> {
+    await createCustomField(this.t.prisma, this.id, { key, type, ...options });
+  }
+
+  async suppress(email: string, reason: Reason = 'bounced'): Promise<void> {
+    await suppress(this.t.prisma, this.id, email, reason);
+  }
+
+  /** A contact row written straight to the database (only for states the API cannot produce). */
+  async rawContact(email: string): Promise<void> {
+    await this.t.prisma.contact.create({ data: { organizationId: this.id, email } });
+  }
+
+  postContact(body: unknown, opts: { dryRun?: boolean } = {}) {
+    return this.postRaw(`/api/v2/contacts${opts.dryRun ? '?dryRun=true' : ''}`, JSON.stringify(body));
+  }
+
+  postBatch(body: unknown, opts: { dryRun?: boolean } = {}) {
+    return this.postRaw(`/api/v2/contacts/batch${opts.dryRun ? '?dryRun=true' : ''}`, JSON.stringify(body));
+  }
+
+  /** Batch with the contract's wrapper. */
+  batch(contacts: unknown[], opts: { dryRun?: boolean } = {}) {
+    return this.postBatch({ contacts }, opts);
+  }
+
+  postRaw(path: string, raw: string | Buffer, contentType = 'application/json') {
+    return this.t.http().post(path).set('Authorization', `Bearer ${this.key}`).set('Content-Type', contentType).send(raw);
+  }
+
+  getContact(email: string) {
+    return this.get(`/api/v2/contacts/${encodeURIComponent(email)}`);
+  }
+
+  get(path: string) {
+    return this.t.http().get(path).set('Authorization', `Bearer ${this.key}`);
+  }
+
+  /** The stored contact, or null when GET answers 404. */
+  async read(email: string): Promise<StoredContact | null> {
+    const res = await this.getContact(email);
+    if (res.status === 404) return null;
+    expect(res.status).toBe(200);
+    return res.body.contact;
+  }
+}
+
+function view(res: Response) {
+  return { status: res.status, body: res.body };
+}
+
+/** Request-level error: `{ request_id, error: { code, message } }`, request_id = X-Request-Id. */
+export function expectRequestError(res: Response, status: number, code: string): void {
+  expect(view(res)).toEqual({
+    status,
+    body: { request_id: res.headers['x-request-id'], error: { code, message: expect.any(String) } },
+  });
+  expect(res.headers['x-request-id']).toMatch(UUID_RE);
+}
+
+/** Per-contact failure on POST /contacts: the result is the whole body. */
+export function expectFailure(
+  res: Response,
+  code: string,
+  email: string | null,
+  extra: Record<string, unknown> = {},
+  opts: { dryRun?: boolean } = {},
+): void {
+  const status = code === 'DUPLICATE_EMAIL' || code === 'SUPPRESSED_EMAIL' ? 409 : 400;
+  expect(view(res)).toEqual({
+    status,
+    body: {
+      request_id: res.headers['x-request-id'],
+      email,
+      status: 'failed',
+      code,
+      message: expect.any(String),
+      ...extra,
+      ...(opts.dryRun ? { dryRun: true } : {}),
+    },
+  });
+  expect(res.headers['x-request-id']).toMatch(UUID_RE);
+}
+
+/** Success on POST /contacts. Returns the id. */
+export function expectSuccess(
+  res: Response,
+  status: 'created' | 'updated' | 'unchanged',
+  email: string,
+  extra: Record<string, unknown> = {},
+): string {
+  expect(view(res)).toEqual({
+    status: status === 'created' ? 201 : 200,
+    body: { request_id: res.headers['x-request-id'], id: expect.any(String), email, status, ...extra },
+  });
+  return res.body.id;
+}
+
+/** A batch row on failure. */
+export function failedRow(index: number, code: string, email: string | null, extra: Record<string, unknown> = {}) {
+  return { index, email, status: 'failed', code, message: expect.any(String), ...extra };
+}
+
+/** A batch row on success. */
+export function okRow(index: number, status: 'created' | 'updated' | 'unchanged', email: string, extra: Record<string, unknown> = {}) {
+  return { index, email, status, id: expect.any(String), ...extra };
+}
+
+/** Full batch body check. Summary is computed from the expected rows. */
+export function expectBatch(res: Response, rows: Array<Record<string, unknown>>, opts: { dryRun?: boolean } = {}): void {
+  const summary = { created: 0, updated: 0, unchanged: 0, failed: 0 };
+  for (const r of rows) summary[r.status as keyof typeof summary] += 1;
+  expect(view(res)).toEqual({
+    status: 200,
+    body: {
+      request_id: res.headers['x-request-id'],
+      results: rows,
+      summary,
+      ...(opts.dryRun ? { dryRun: true } : {}),
+    },
+  });
+}
+
+export const sorted = <T>(xs: T[]): T[] => [...xs].sort();
