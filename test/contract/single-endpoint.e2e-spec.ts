@@ -339,7 +339,7 @@ describe('POST /api/v2/contacts — shape errors', () => {
     ['overwrite', 'true'],
     ['overwrite', 1],
     ['overwrite', []],
-  ])('%s = %j → 400 INVALID_REQUEST whose message names `%s`', async (key, value) => {
+  ])('%s = %j → 400 INVALID_REQUEST whose message names the key', async (key, value) => {
     const e = uniqueEmail();
     const body: Record<string, unknown> = { email: e, listIds: [list], [key]: value };
     const res = await org.postContact(body);
