@@ -256,7 +256,7 @@ const schemas: Record<string, SchemaObject> = {
             type: { type: 'string', enum: CUSTOM_FIELD_TYPES },
             required: { type: 'boolean' },
             defaultValue: { description: 'Any JSON value fitting the type, or null when there is none' },
-            options: { ...stringArray, description: 'The allowed values of a select field' },
+            options: { ...stringArray, nullable: true, description: 'The allowed values of a select field (null or empty otherwise)' },
           },
         },
       },

@@ -1,10 +1,16 @@
 import Ajv from 'ajv';
 import addFormats from 'ajv-formats';
-import type { Response } from 'supertest';
 import { openApiDocument } from '../../src/docs/openapi.document';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- walking an arbitrary JSON document
 type Json = Record<string, any>;
+
+/** What is checked of a response (a supertest Response, or one read with node:http). */
+export interface HttpAnswer {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: any; // eslint-disable-line @typescript-eslint/no-explicit-any -- parsed JSON
+}
 
 /** JSON pointer escaping (RFC 6901) for path keys such as `/api/v2/contacts`. */
 const escape = (segment: string) => segment.replace(/~/g, '~0').replace(/\//g, '~1');
@@ -28,7 +34,7 @@ export class OpenApiValidator {
   }
 
   /** Checks status, body and headers of `res` against the operation `method path`; returns the problems found. */
-  problems(res: Response, method: string, path: string): string[] {
+  problems(res: HttpAnswer, method: string, path: string): string[] {
     const operation = this.document.paths[path]?.[method.toLowerCase()];
     if (!operation) return [`${method} ${path} is not in the document`];
     const status = String(res.status);
@@ -49,7 +55,7 @@ export class OpenApiValidator {
     return this.validate(body, `openapi#/components/schemas/${name}`);
   }
 
-  private bodyProblems(res: Response, response: Json, schemaPointer: string): string[] {
+  private bodyProblems(res: HttpAnswer, response: Json, schemaPointer: string): string[] {
     if (!response.content) return [];
     const problems: string[] = [];
     if (!/^application\/json\b/.test(String(res.headers['content-type']))) {
@@ -62,7 +68,7 @@ export class OpenApiValidator {
     return problems;
   }
 
-  private headerProblems(res: Response, response: Json): string[] {
+  private headerProblems(res: HttpAnswer, response: Json): string[] {
     const problems: string[] = [];
     for (const [name, declared] of Object.entries<Json>(response.headers ?? {})) {
       const header = declared.$ref ? this.resolve(declared.$ref) : declared;
