@@ -1,0 +1,114 @@
+import { createTestApp, type TestApp } from '../utils/test-app';
+import { contactCount, membershipCount, setUpCaller } from './contacts-helpers';
+
+const emails = (prefix: string, n: number) => Array.from({ length: n }, (_, i) => `${prefix}${i}@example.com`);
+
+describe('contacts pipeline: set-based and atomic', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp();
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  /** Statements the app sends to PostgreSQL while answering one request. */
+  async function statementsOf(send: () => Promise<{ status: number }>): Promise<number> {
+    const before = t.prisma.statementCount;
+    const res = await send();
+    expect(res.status).toBe(200);
+    return t.prisma.statementCount - before;
+  }
+
+  it('a batch of 50 costs as many statements as a batch of 1, for creates and for updates', async () => {
+    const c = await setUpCaller(t);
+    // Warm up: the first use of a key writes its lastUsedAt off the request path.
+    await c.getPath('/api/v2/lists').expect(200);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+
+    const batch = (list: string[], overwrite = false, city?: string) => ({
+      contacts: list.map((email) => ({ email, listIds: [c.list.id], overwrite, ...(city ? { fields: { city } } : {}) })),
+    });
+    const createOne = await statementsOf(() => c.postBatch(batch(emails('one', 1))));
+    const createFifty = await statementsOf(() => c.postBatch(batch(emails('fifty', 50))));
+    expect(createFifty).toBe(createOne);
+
+    const updateOne = await statementsOf(() => c.postBatch(batch(emails('one', 1), true, 'Paris')));
+    const updateFifty = await statementsOf(() => c.postBatch(batch(emails('fifty', 50), true, 'Paris')));
+    expect(updateFifty).toBe(updateOne);
+
+    expect(await contactCount(t, c.org.id)).toBe(51);
+    const updated = await t.prisma.contact.count({ where: { organizationId: c.org.id, city: 'Paris' } });
+    expect(updated).toBe(51);
+  });
+
+  describe('when the database fails during the writes', () => {
+    beforeAll(async () => {
+      // Real failures inside the transaction, raised by PostgreSQL itself.
+      // One function per table: plpgsql cannot name a column the other table's row lacks.
+      await t.prisma.$executeRawUnsafe(`
+        CREATE FUNCTION refuse_poison_contact() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+          IF NEW.email LIKE 'poison%' THEN RAISE EXCEPTION 'poisoned contact'; END IF;
+          RETURN NEW;
+        END $$`);
+      await t.prisma.$executeRawUnsafe(`
+        CREATE FUNCTION refuse_poison_membership() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+          IF EXISTS (SELECT 1 FROM lists WHERE id = NEW.list_id AND name = 'Poison') THEN
+            RAISE EXCEPTION 'poisoned membership';
+          END IF;
+          RETURN NEW;
+        END $$`);
+      await t.prisma.$executeRawUnsafe(
+        'CREATE TRIGGER refuse_poison_contact BEFORE INSERT ON contacts FOR EACH ROW EXECUTE FUNCTION refuse_poison_contact()',
+      );
+      await t.prisma.$executeRawUnsafe(
+        'CREATE TRIGGER refuse_poison_membership BEFORE INSERT ON list_memberships FOR EACH ROW EXECUTE FUNCTION refuse_poison_membership()',
+      );
+    });
+
+    async function snapshot(organizationId: string) {
+      const contacts = await t.prisma.contact.findMany({ where: { organizationId }, orderBy: { email: 'asc' } });
+      return { contacts, memberships: await membershipCount(t, organizationId) };
+    }
+
+    it('answers 500 INTERNAL_ERROR without internals and writes nothing of the batch (failed contact insert)', async () => {
+      const c = await setUpCaller(t);
+      await c.postContact({ email: 'kept@example.com', listIds: [c.list.id], fields: { city: 'Old' } }).expect(201);
+      const second = await t.prisma.list.create({ data: { organizationId: c.org.id, name: 'Second' } });
+      const before = await snapshot(c.org.id);
+
+      const res = await c.postBatch({
+        contacts: [
+          { email: 'fresh@example.com', listIds: [c.list.id] },
+          { email: 'kept@example.com', listIds: [second.id], overwrite: true, fields: { city: 'New' } },
+          { email: 'poison@example.com', listIds: [c.list.id] },
+        ],
+      });
+      expect(res.status).toBe(500);
+      expect(res.body).toEqual({
+        request_id: res.headers['x-request-id'],
+        error: { code: 'INTERNAL_ERROR', message: expect.any(String) },
+      });
+      expect(JSON.stringify(res.body)).not.toMatch(/poison|INSERT|contacts|SQL/i);
+      expect(await snapshot(c.org.id)).toEqual(before);
+    });
+
+    it('rolls back created and updated contacts when the membership insert fails', async () => {
+      const c = await setUpCaller(t);
+      const poison = await t.prisma.list.create({ data: { organizationId: c.org.id, name: 'Poison' } });
+      await c.postContact({ email: 'kept@example.com', listIds: [c.list.id], fields: { city: 'Old' } }).expect(201);
+      const before = await snapshot(c.org.id);
+
+      const res = await c.postBatch({
+        contacts: [
+          { email: 'fresh@example.com', listIds: [c.list.id] },
+          { email: 'kept@example.com', listIds: [poison.id], overwrite: true, fields: { city: 'New' } },
+        ],
+      });
+      expect([res.status, res.body.error?.code]).toEqual([500, 'INTERNAL_ERROR']);
+      expect(await snapshot(c.org.id)).toEqual(before);
+    });
+  });
+});
