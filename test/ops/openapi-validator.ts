@@ -59,7 +59,7 @@ export class OpenApiValidator {
     if (!response.content) return [];
     const problems: string[] = [];
     if (!/^application\/json\b/.test(String(res.headers['content-type']))) {
-      problems.push(`content-type is ${res.headers['content-type']}, expected application/json`);
+      problems.push(`content-type is ${String(res.headers['content-type'])}, expected application/json`);
     }
     problems.push(...this.validate(res.body, schemaPointer));
     if (res.body?.request_id !== undefined && res.body.request_id !== res.headers['x-request-id']) {
