@@ -1,0 +1,43 @@
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+
+export const PROJECT_ROOT = path.resolve(__dirname, '..', '..');
+
+export interface AdminRun {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * Runs the admin command line as `npm run --silent admin` does (same node command, minus npm),
+ * as a real child process. `env` replaces DATABASE_URL & co; a key set to undefined is removed.
+ */
+export function runAdmin(args: string[], env: Record<string, string | undefined>): Promise<AdminRun> {
+  const childEnv: NodeJS.ProcessEnv = { ...process.env, ...env };
+  for (const [name, value] of Object.entries(env)) if (value === undefined) delete childEnv[name];
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      ['-r', 'ts-node/register/transpile-only', 'src/admin/cli.ts', ...args],
+      { cwd: PROJECT_ROOT, env: childEnv, timeout: 90_000 },
+      (error, stdout, stderr) => {
+        const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
+        resolve({ code, stdout, stderr });
+      },
+    );
+  });
+}
+
+/** The one JSON object a successful run printed; fails the test if stdout holds anything else. */
+export function jsonOf(run: AdminRun): Record<string, unknown> {
+  if (run.code !== 0) throw new Error(`admin exited ${run.code}: ${run.stderr}`);
+  const lines = run.stdout.split('\n');
+  // Exactly one line plus the final newline: nothing else on stdout.
+  expect(lines).toHaveLength(2);
+  expect(lines[1]).toBe('');
+  const value: unknown = JSON.parse(lines[0]);
+  expect(value).toEqual(expect.any(Object));
+  expect(Array.isArray(value)).toBe(false);
+  return value as Record<string, unknown>;
+}
