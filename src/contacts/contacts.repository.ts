@@ -61,7 +61,9 @@ export class ContactsRepository {
   }
 
   /** The ids among `ids` that name a non-archived list of the organization. */
-  async findActiveListIds(tx: DatabaseClient, organizationId: string, ids: string[]): Promise<Set<string>> {
+  async findActiveListIds(tx: DatabaseClient, organizationId: string, requested: string[]): Promise<Set<string>> {
+    // PostgreSQL refuses U+0000 in a text parameter; such an id names no list anyway.
+    const ids = requested.filter((id) => !id.includes('\u0000'));
     const rows = await tx.$queryRaw<Array<{ id: string }>>`
       SELECT id FROM lists
       WHERE organization_id = ${organizationId} AND NOT archived AND id = ANY(${ids}::text[])`;

@@ -77,3 +77,12 @@ describe('isStandardFieldKey', () => {
     expect(isStandardFieldKey('constructor')).toBe(false);
   });
 });
+
+describe('strings that are not Unicode text', () => {
+  it('a lone surrogate fits no text field; a surrogate pair does', () => {
+    expect(fitsStandardField('a\ud800b')).toBe(false);
+    expect(fitsStandardField('\udfff')).toBe(false);
+    expect(fitsCustomField({ type: 'text', options: [] }, 'x\ud83d')).toBe(false);
+    expect(fitsStandardField('\ud83d\ude00')).toBe(true);
+  });
+});

@@ -133,6 +133,23 @@ describe('contacts API', () => {
       expect((await c.getContact('d@example.com')).body.contact.fields).toEqual({ plan: 'free', tier: 'basic' });
     });
 
+    it('odd input is a per-contact failure, never a server error', async () => {
+      const c = await setUpCaller(t);
+      const raw = (json: string) =>
+        t.http().post('/api/v2/contacts').set('Authorization', `Bearer ${c.org.apiKey}`).set('Content-Type', 'application/json').send(json);
+      const nulInListId = await raw(`{"email":"o@example.com","listIds":["${c.list.id}","a\\u0000b"]}`);
+      expect(nulInListId.body).toMatchObject({ code: 'INVALID_LIST', invalidListIds: ['a\u0000b'] });
+      const loneSurrogate = await raw(`{"email":"o@example.com","listIds":["${c.list.id}"],"fields":{"firstName":"\\ud800"}}`);
+      expect(loneSurrogate.body).toMatchObject({ code: 'FIELD_TYPE_MISMATCH' });
+      const nulInField = await raw(`{"email":"o@example.com","listIds":["${c.list.id}"],"fields":{"city":"a\\u0000"}}`);
+      expect(nulInField.body).toMatchObject({ code: 'FIELD_TYPE_MISMATCH' });
+      const proto = await raw(`{"email":"o@example.com","listIds":["${c.list.id}"],"fields":{"__proto__":{"x":1},"constructor":"c"}}`);
+      expect(proto.status).toBe(400);
+      expect(proto.body).toMatchObject({ code: 'UNKNOWN_FIELD', message: expect.stringContaining('__proto__') });
+      expect(proto.body.message).toContain('constructor');
+      expect(await contactCount(t, c.org.id)).toBe(0);
+    });
+
     it('refuses a body that is not one object, and a shape error, with the request-level body', async () => {
       const c = await setUpCaller(t);
       for (const body of [[{ email: 'a@example.com', listIds: [c.list.id] }], 'x', 5]) {
@@ -313,8 +330,10 @@ describe('contacts API', () => {
   it('counts contacts_processed_total per result of real runs, not of dry runs', async () => {
     const c = await setUpCaller(t);
     const metrics = t.app.get(MetricsService);
-    const value = async (labels: Record<string, string>) =>
-      (await metrics.contactsProcessed.get()).values.find((v) => Object.entries(labels).every(([k, l]) => v.labels[k] === l))?.value ?? 0;
+    const value = async (labels: { outcome: string; code: string }) =>
+      (await metrics.contactsProcessed.get()).values.find(
+        (v) => v.labels.outcome === labels.outcome && v.labels.code === labels.code,
+      )?.value ?? 0;
     const before = { created: await value({ outcome: 'created', code: '' }), invalid: await value({ outcome: 'failed', code: 'INVALID_EMAIL' }) };
 
     await c.postBatch({ contacts: [{ email: 'm1@example.com', listIds: [c.list.id] }, { email: 'bad', listIds: [c.list.id] }] });
