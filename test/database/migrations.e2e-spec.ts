@@ -1,0 +1,132 @@
+import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Client } from 'pg';
+import { databaseUrlOn } from '../../src/database/embedded-postgres';
+import { createTestDatabase, type TestDatabase } from '../utils/test-database';
+import { catalogSnapshot, type CatalogSnapshot } from './catalog-snapshot';
+
+const ROOT = path.resolve(__dirname, '..', '..');
+const SCHEMA = path.join(ROOT, 'prisma', 'schema.prisma');
+
+interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** The Prisma CLI through scripts/prisma.js, on `databaseUrl` (prisma.config.ts's adapter needs one that answers). */
+function prisma(args: string[], databaseUrl: string): Promise<Run> {
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      ['scripts/prisma.js', ...args],
+      { cwd: ROOT, env: { ...process.env, DATABASE_URL: databaseUrl }, maxBuffer: 10 * 1024 * 1024, timeout: 120_000 },
+      (error, stdout, stderr) => resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
+    );
+  });
+}
+
+/** An empty database (B) on the test server. */
+async function emptyDatabase(): Promise<TestDatabase> {
+  const serverUrl = process.env.TEST_PG_SERVER_URL;
+  if (!serverUrl) throw new Error('Run the tests through jest (global setup prepares the server)');
+  const name = `contact_sync_drift_${randomBytes(6).toString('hex')}`;
+  const admin = async (sql: string) => {
+    const client = new Client({ connectionString: serverUrl });
+    await client.connect();
+    try {
+      await client.query(sql);
+    } finally {
+      await client.end();
+    }
+  };
+  await admin(`CREATE DATABASE "${name}" TEMPLATE template0`);
+  return { url: databaseUrlOn(serverUrl, name), drop: () => admin(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`) };
+}
+
+/** B: the SQL that builds `schemaPath` from nothing (`migrate diff --from-empty`), applied to an empty database. */
+async function buildFromSchema(schemaPath: string): Promise<{ database: TestDatabase; snapshot: CatalogSnapshot }> {
+  const database = await emptyDatabase();
+  const diff = await prisma(['migrate', 'diff', '--from-empty', '--to-schema-datamodel', schemaPath, '--script'], database.url);
+  if (diff.code !== 0) throw new Error(`prisma migrate diff failed: ${diff.stderr}`);
+  const client = new Client({ connectionString: database.url });
+  await client.connect();
+  try {
+    await client.query(diff.stdout); // one script, several statements (simple query protocol)
+  } finally {
+    await client.end();
+  }
+  return { database, snapshot: await catalogSnapshot(database.url) };
+}
+
+/** Lines present in one snapshot and not the other, for a readable failure. */
+function differences(a: CatalogSnapshot, b: CatalogSnapshot): string[] {
+  return (Object.keys(a) as Array<keyof CatalogSnapshot>).flatMap((part) => [
+    ...a[part].filter((line) => !b[part].includes(line)).map((line) => `only in migrations: ${part}: ${line}`),
+    ...b[part].filter((line) => !a[part].includes(line)).map((line) => `only in schema.prisma: ${part}: ${line}`),
+  ]);
+}
+
+describe('migrations and schema.prisma', () => {
+  const cleanup: Array<() => Promise<void>> = [];
+  let migrated: CatalogSnapshot;
+  let fromSchema: CatalogSnapshot;
+  let fromEditedSchema: CatalogSnapshot;
+  let status: Run;
+
+  beforeAll(async () => {
+    // A: the template built by `prisma migrate deploy` in global setup (cloned).
+    const a = await createTestDatabase();
+    cleanup.push(() => a.drop());
+    migrated = await catalogSnapshot(a.url);
+
+    // schema.prisma with one column more and no migration for it: what the drift check must catch.
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'contact-sync-schema-'));
+    cleanup.push(() => Promise.resolve(rmSync(dir, { recursive: true, force: true })));
+    const edited = readFileSync(SCHEMA, 'utf8').replace(/(model Contact \{\n)/, '$1  nickname String?\n');
+    writeFileSync(path.join(dir, 'schema.prisma'), edited);
+
+    // Each Prisma run takes seconds, mostly waiting: run them side by side.
+    const [b, c, s] = await Promise.all([
+      buildFromSchema(SCHEMA),
+      buildFromSchema(path.join(dir, 'schema.prisma')),
+      prisma(['migrate', 'status'], a.url),
+    ]);
+    cleanup.push(() => b.database.drop(), () => c.database.drop());
+    fromSchema = b.snapshot;
+    fromEditedSchema = c.snapshot;
+    status = s;
+  }, 180_000);
+
+  afterAll(async () => {
+    for (const step of cleanup.reverse()) await step();
+  });
+
+  it('the migrations build exactly the schema that schema.prisma describes', () => {
+    // Not a vacuous comparison: the snapshot holds the model's tables, columns, indexes, enums.
+    expect(migrated.tables).toEqual(expect.arrayContaining(['contacts (r)', 'organizations (r)', 'suppressions (r)']));
+    expect(migrated.columns).toContain('contacts.email text NOT NULL');
+    expect(migrated.indexes).toContain(
+      'CREATE UNIQUE INDEX contacts_organization_id_email_key ON public.contacts USING btree (organization_id, email)',
+    );
+    expect(migrated.enums).toContain('suppression_reason: bounced, complained, unsubscribed');
+    expect(migrated.tables).not.toContain('_prisma_migrations (r)');
+
+    expect(differences(migrated, fromSchema)).toEqual([]);
+    expect(fromSchema).toEqual(migrated);
+  });
+
+  it('would catch an edit of schema.prisma that has no migration', () => {
+    expect(differences(migrated, fromEditedSchema)).toEqual([
+      'only in schema.prisma: columns: contacts.nickname text NULL',
+    ]);
+  });
+
+  it('prisma migrate status reports the migrated database up to date', () => {
+    expect(status.code).toBe(0);
+    expect(status.stdout + status.stderr).toMatch(/Database schema is up to date/);
+  });
+});
