@@ -79,7 +79,10 @@ export class ContactsPipelineService {
     const screened = screenContacts(inputs);
     const candidates = screened.flatMap((row) => (row.kind === 'candidate' ? [row] : []));
     const needsTransaction = candidates.length > 0 || (!options.dryRun && options.inTransaction !== undefined);
-    if (!needsTransaction) return screened.map((row) => failureResult(row.email, (row as { failure: ContactFailure }).failure));
+    if (!needsTransaction) {
+      // Every row failed rules 1–3: nothing to read or write.
+      return screened.flatMap((row) => (row.kind === 'failed' ? [failureResult(row.email, row.failure)] : []));
+    }
 
     return this.prisma.$transaction(
       async (tx) => {

@@ -1,3 +1,5 @@
+import type { ContactInput } from '../../src/contacts/contact-input.shape';
+import { ContactsPipelineService } from '../../src/contacts/contacts-pipeline.service';
 import { createTestApp, type TestApp } from '../utils/test-app';
 import { contactCount, membershipCount, setUpCaller } from './contacts-helpers';
 
@@ -40,6 +42,35 @@ describe('contacts pipeline: set-based and atomic', () => {
     expect(await contactCount(t, c.org.id)).toBe(51);
     const updated = await t.prisma.contact.count({ where: { organizationId: c.org.id, city: 'Paris' } });
     expect(updated).toBe(51);
+  });
+
+  it('runs the inTransaction hook inside the write transaction, with the results, and never on a dry run', async () => {
+    const c = await setUpCaller(t);
+    const pipeline = t.app.get(ContactsPipelineService);
+    const input = (email: string): ContactInput => ({ email, listIds: [c.list.id], fields: new Map(), overwrite: false });
+    const seen: unknown[] = [];
+
+    await expect(
+      pipeline.process(c.org.id, [input('hook@example.com')], {
+        dryRun: false,
+        inTransaction: async (tx, results) => {
+          seen.push(results.map((r) => r.status));
+          // The hook sees the transaction's own writes...
+          seen.push(await tx.contact.count({ where: { organizationId: c.org.id } }));
+          throw new Error('storing the response failed');
+        },
+      }),
+    ).rejects.toThrow('storing the response failed');
+    // ...and its failure undoes them.
+    expect(seen).toEqual([['created'], 1]);
+    expect(await contactCount(t, c.org.id)).toBe(0);
+
+    const hook = jest.fn(() => Promise.resolve());
+    await pipeline.process(c.org.id, [input('hook@example.com')], { dryRun: true, inTransaction: hook });
+    expect(hook).not.toHaveBeenCalled();
+    // A request whose rows all fail rules 1–3 still gets its transaction for the hook.
+    await pipeline.process(c.org.id, [input('not-an-email')], { dryRun: false, inTransaction: hook });
+    expect(hook).toHaveBeenCalledTimes(1);
   });
 
   describe('when the database fails during the writes', () => {
