@@ -2,9 +2,19 @@
  * Black-box helpers for the contract suite. Everything goes through HTTP except fixture setup
  * (organizations, keys, lists, custom fields, suppressions), which the contract leaves to the admin CLI.
  */
-import type { Response } from 'supertest';
+import { request as httpRequest } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { createApiKey, createCustomField, createList, createOrganization, suppress } from '../utils/fixtures';
 import { createTestApp, type TestApp } from '../utils/test-app';
+
+/** What the assertions need of a response (supertest's Response, or rawPost's). */
+/* eslint-disable @typescript-eslint/no-explicit-any -- response bodies are checked by value, not by type */
+export interface Res {
+  status: number;
+  body: any;
+  headers: Record<string, any>;
+}
+/* eslint-enable @typescript-eslint/no-explicit-any */
 
 export const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -96,7 +106,12 @@ export class Org {
     return this.postBatch({ contacts }, opts);
   }
 
-  postRaw(path: string, raw: string | Buffer, contentType = 'application/json') {
+  /** Bytes sent exactly as given (supertest would JSON-serialize a Buffer). */
+  postBytes(path: string, bytes: Buffer, headers: Record<string, string> = {}): Promise<Res> {
+    return rawPost(this.t, path, bytes, { Authorization: `Bearer ${this.key}`, 'Content-Type': 'application/json', ...headers });
+  }
+
+  postRaw(path: string, raw: string, contentType = 'application/json') {
     return this.t.http().post(path).set('Authorization', `Bearer ${this.key}`).set('Content-Type', contentType).send(raw);
   }
 
@@ -117,12 +132,37 @@ export class Org {
   }
 }
 
-function view(res: Response) {
+export function rawPost(t: TestApp, path: string, bytes: Buffer, headers: Record<string, string>): Promise<Res> {
+  const { port } = t.app.getHttpServer().address() as AddressInfo;
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(
+      { host: '127.0.0.1', port, path, method: 'POST', headers: { ...headers, 'Content-Length': String(bytes.length) } },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          let body: unknown = text;
+          try {
+            body = JSON.parse(text);
+          } catch {
+            /* keep text */
+          }
+          resolve({ status: res.statusCode ?? 0, body, headers: res.headers });
+        });
+      },
+    );
+    req.on('error', reject);
+    req.end(bytes);
+  });
+}
+
+function view(res: Res) {
   return { status: res.status, body: res.body };
 }
 
 /** Request-level error: `{ request_id, error: { code, message } }`, request_id = X-Request-Id. */
-export function expectRequestError(res: Response, status: number, code: string): void {
+export function expectRequestError(res: Res, status: number, code: string): void {
   expect(view(res)).toEqual({
     status,
     body: { request_id: res.headers['x-request-id'], error: { code, message: expect.any(String) } },
@@ -132,7 +172,7 @@ export function expectRequestError(res: Response, status: number, code: string):
 
 /** Per-contact failure on POST /contacts: the result is the whole body. */
 export function expectFailure(
-  res: Response,
+  res: Res,
   code: string,
   email: string | null,
   extra: Record<string, unknown> = {},
@@ -156,7 +196,7 @@ export function expectFailure(
 
 /** Success on POST /contacts. Returns the id. */
 export function expectSuccess(
-  res: Response,
+  res: Res,
   status: 'created' | 'updated' | 'unchanged',
   email: string,
   extra: Record<string, unknown> = {},
@@ -179,7 +219,7 @@ export function okRow(index: number, status: 'created' | 'updated' | 'unchanged'
 }
 
 /** Full batch body check. Summary is computed from the expected rows. */
-export function expectBatch(res: Response, rows: Array<Record<string, unknown>>, opts: { dryRun?: boolean } = {}): void {
+export function expectBatch(res: Res, rows: Array<Record<string, unknown>>, opts: { dryRun?: boolean } = {}): void {
   const summary = { created: 0, updated: 0, unchanged: 0, failed: 0 };
   for (const r of rows) summary[r.status as keyof typeof summary] += 1;
   expect(view(res)).toEqual({

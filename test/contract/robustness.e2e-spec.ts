@@ -1,5 +1,4 @@
-import type { Response } from 'supertest';
-import { bootApp, Org, uniqueEmail } from './helpers';
+import { bootApp, Org, type Res, uniqueEmail } from './helpers';
 
 /**
  * Contract 8: 500 is for server-side failures only; no input of any shape may cause one, and no
@@ -62,7 +61,7 @@ describe('odd inputs never make the contacts endpoints answer 500', () => {
     ['a standard value with a lone surrogate', (e, l) => `{"email":"${e}","listIds":["${l}"],"fields":{"city":"\\udfff"}}`, 'any'],
   ];
 
-  function check(res: Response, expected: string, where: string) {
+  function check(res: Res, expected: string, where: string) {
     expect(res.status).not.toBe(500);
     expect(res.status).toBeLessThan(500);
     const text = JSON.stringify(res.body);
@@ -98,7 +97,7 @@ describe('odd inputs never make the contacts endpoints answer 500', () => {
     ['a UTF-8 BOM then JSON', '\ufeff{"contacts":[]}'],
     ['not UTF-8', Buffer.from([0x7b, 0x22, 0xff, 0xfe, 0x22, 0x3a, 0x31, 0x7d])],
   ])('POST /contacts/batch with %s → 4xx, not 500', async (_name, raw) => {
-    const res = await org.postRaw('/api/v2/contacts/batch', raw);
+    const res = await org.postBytes('/api/v2/contacts/batch', typeof raw === 'string' ? Buffer.from(raw) : raw);
     expect(res.status).toBeGreaterThanOrEqual(400);
     expect(res.status).toBeLessThan(500);
     expect(res.body.error?.code).toBeDefined();
@@ -110,7 +109,7 @@ describe('odd inputs never make the contacts endpoints answer 500', () => {
     ['not UTF-8', Buffer.from([0x7b, 0x22, 0xff, 0xfe, 0x22, 0x3a, 0x31, 0x7d])],
     ['a body of only whitespace', '   '],
   ])('POST /contacts with %s → 400 INVALID_REQUEST', async (_name, raw) => {
-    const res = await org.postRaw('/api/v2/contacts', raw);
+    const res = await org.postBytes('/api/v2/contacts', typeof raw === 'string' ? Buffer.from(raw) : raw);
     expect({ status: res.status, code: res.body.error?.code }).toEqual({ status: 400, code: 'INVALID_REQUEST' });
   });
 
