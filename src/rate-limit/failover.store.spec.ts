@@ -1,4 +1,3 @@
-import type { LoggerService } from '@nestjs/common';
 import { FailoverRateLimitStore } from './failover.store';
 import { MemorySlidingWindowStore } from './memory-sliding-window.store';
 import { toRecord, type RateLimitStore, type SlidingWindowRecord } from './sliding-window';
@@ -26,7 +25,7 @@ describe('FailoverRateLimitStore', () => {
     shared = new FakeShared();
     local = new MemorySlidingWindowStore(() => clock);
     logger = { log: jest.fn(), warn: jest.fn(), error: jest.fn() };
-    store = new FailoverRateLimitStore(shared, local, logger as unknown as LoggerService, {
+    store = new FailoverRateLimitStore(shared, local, logger, {
       timeoutMs: 50,
       retryEveryMs: 1000,
       now: () => clock,

@@ -12,7 +12,6 @@ export const REDIS_SERVER_BIN = '/usr/bin/redis-server';
 /** `describe` that is skipped, with a visible message, when the condition is not met. */
 export function describeIf(condition: boolean, skipMessage: string): jest.Describe {
   if (!condition) {
-    // eslint-disable-next-line no-console
     console.warn(`SKIPPED: ${skipMessage}`);
     return describe.skip;
   }
