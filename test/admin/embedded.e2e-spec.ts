@@ -1,0 +1,147 @@
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { jsonOf, PROJECT_ROOT, runAdmin } from './run-admin';
+
+/**
+ * Without DATABASE_URL (contract sections 9 and 10): the service's first start seeds demo data and
+ * prints a key with ready curl lines; the admin commands reuse the embedded server while the
+ * service runs, start and stop it themselves when it does not, and act on the same data.
+ */
+describe('embedded database: service start, demo data and admin commands', () => {
+  let dir: string;
+  let env: Record<string, string | undefined>;
+  let service: { child: ChildProcess; output: () => string } | undefined;
+  let pgPort: number;
+  let httpPort: number;
+
+  beforeAll(async () => {
+    dir = mkdtempSync(path.join(os.tmpdir(), 'contact-sync-embedded-'));
+    chmodSync(dir, 0o755); // as root, PostgreSQL runs as its own user and must reach the folder
+    [pgPort, httpPort] = [await freePort(), await freePort()];
+    env = {
+      DATABASE_URL: undefined,
+      EMBEDDED_PG_DIR: path.join(dir, 'pg'),
+      EMBEDDED_PG_PORT: String(pgPort),
+      PORT: String(httpPort),
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'warn',
+    };
+  });
+  afterAll(async () => {
+    await stopService();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  function startService(): void {
+    const childEnv: NodeJS.ProcessEnv = { ...process.env };
+    for (const [name, value] of Object.entries(env)) {
+      if (value === undefined) delete childEnv[name];
+      else childEnv[name] = value;
+    }
+    const child = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', 'src/main.ts'], {
+      cwd: PROJECT_ROOT,
+      env: childEnv,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    service = { child, output: () => output };
+  }
+
+  async function waitForOutput(pattern: RegExp, timeoutMs = 90_000): Promise<RegExpExecArray> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const match = pattern.exec(service?.output() ?? '');
+      if (match) return match;
+      if (service?.child.exitCode !== null || Date.now() > deadline) {
+        throw new Error(`service output never matched ${String(pattern)}:\n${service?.output()}`);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+  }
+
+  /**
+   * SIGTERM, then SIGKILL if the process has not exited in 15 s (graceful shutdown is tested
+   * elsewhere; here the data folder must be free for the next step either way).
+   */
+  async function stopService(): Promise<void> {
+    const child = service?.child;
+    service = undefined;
+    if (!child || child.exitCode !== null) return;
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGTERM');
+    const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+    await exited;
+    clearTimeout(timer);
+    // After a SIGKILL the PostgreSQL server outlives the service: stop it through its pid file.
+    try {
+      const pid = Number(readFileSync(path.join(dir, 'pg', 'postmaster.pid'), 'utf8').split('\n')[0]);
+      process.kill(pid, 'SIGTERM');
+      while (await isListening(pgPort)) await new Promise((resolve) => setTimeout(resolve, 200));
+    } catch {
+      // no pid file: the server was stopped by the service
+    }
+  }
+
+  const lists = async (key: string) => {
+    const res = await fetch(`http://127.0.0.1:${httpPort}/api/v2/lists`, { headers: { Authorization: `Bearer ${key}` } });
+    return { status: res.status, names: res.ok ? ((await res.json()) as { lists: Array<{ name: string }> }).lists.map((l) => l.name) : [] };
+  };
+
+  it('first start: demo data, key and a curl line that works; admin reuses the running server', async () => {
+    startService();
+    const banner = await waitForOutput(/API key \(shown only now\): (csk_\S+)[\s\S]*?(curl -s http\S+\/api\/v2\/lists .*)\n[\s\S]*?curl -s -X POST .*\n/);
+    const [, key, curlLine] = banner;
+    const orgId = /organization ([0-9a-f-]{36})/.exec(service!.output())![1];
+
+    // The printed GET line, run as printed.
+    const curl = await new Promise<string>((resolve, reject) =>
+      execFile('sh', ['-c', curlLine], (error, stdout) => (error ? reject(new Error(error.message)) : resolve(stdout))),
+    );
+    expect((JSON.parse(curl) as { lists: Array<{ name: string }> }).lists.map((l) => l.name).sort()).toEqual(['Customers', 'Newsletter']);
+    expect(await lists(key)).toEqual({ status: 200, names: expect.arrayContaining(['Newsletter']) });
+
+    // The service runs: the admin command connects to its server (and leaves it running).
+    const created = jsonOf(await runAdmin(['key', 'create', '--org', orgId], env));
+    expect(await lists(String(created.key))).toMatchObject({ status: 200 });
+    expect(await isListening(pgPort)).toBe(true);
+    await stopService();
+
+    // The service is stopped: the admin command starts the server, works, and stops it again.
+    expect(jsonOf(await runAdmin(['list', 'create', '--org', orgId, '--name', 'Added offline'], env))).toEqual({ id: expect.any(String) });
+    expect(await isListening(pgPort)).toBe(false);
+
+    // A later start seeds nothing, says how to get a key, and sees what the admin command wrote.
+    startService();
+    await waitForOutput(new RegExp(`npm run --silent admin -- key create --org ${orgId}`));
+    expect(service!.output()).not.toContain('shown only now');
+    expect(await lists(String(created.key))).toEqual({ status: 200, names: ['Newsletter', 'Customers', 'Added offline'] });
+    expect(await lists(key)).toMatchObject({ status: 200 }); // the demo key still works
+  }, 240_000);
+});
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+    server.on('error', reject);
+  });
+}
+
+function isListening(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = net.connect(port, '127.0.0.1');
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+}
