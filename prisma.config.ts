@@ -14,6 +14,7 @@ export default defineConfig({
     if (!connectionString) {
       throw new Error('DATABASE_URL is not set (npm start sets it for the embedded database)');
     }
-    return Promise.resolve(new PrismaPg({ connectionString }));
+    // allowExitOnIdle: the CLI exits as soon as it is done instead of waiting for idle connections.
+    return Promise.resolve(new PrismaPg({ connectionString, allowExitOnIdle: true }));
   },
 });
