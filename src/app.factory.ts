@@ -5,7 +5,6 @@ import { AppModule } from './app.module';
 import { requestIdMiddleware } from './common/request-id';
 import type { AppConfig } from './config/app-config';
 import { setupDocs } from './docs/setup-docs';
-import { drainHttpBeforeClose } from './health/graceful-shutdown';
 import { httpMetricsMiddleware } from './metrics/http-metrics.middleware';
 import { MetricsService } from './metrics/metrics.service';
 import { IpRateLimitMiddleware } from './rate-limit/ip-rate-limit.middleware';
@@ -27,6 +26,5 @@ export async function createApp(config: AppConfig & { DATABASE_URL: string }): P
   app.use(httpMetricsMiddleware(app.get(MetricsService)));
   app.use(app.get(IpRateLimitMiddleware).handle); // per-IP limit: before routing and authentication
   setupDocs(app);
-  drainHttpBeforeClose(app);
   return app;
 }

@@ -3,6 +3,7 @@ import { createApp } from './app.factory';
 import { ConfigError, loadConfig } from './config/app-config';
 import { prepareDatabase } from './database/database-bootstrap';
 import { PrismaService } from './database/prisma.service';
+import { drainHttpServer } from './health/graceful-shutdown';
 import { demoBanner, localBaseUrl, seedDemoData } from './demo/demo-seed';
 
 async function main(): Promise<void> {
@@ -27,6 +28,7 @@ async function main(): Promise<void> {
     log(`${signal} received: draining`);
     const force = setTimeout(() => process.exit(1), config.SHUTDOWN_TIMEOUT_MS);
     force.unref();
+    await drainHttpServer(app.getHttpServer());
     await app.close();
     await database.stop();
     process.exit(0);
