@@ -15,6 +15,7 @@ import { ListsModule } from './lists/lists.module';
 import { MetricsModule } from './metrics/metrics.module';
 import { OrgRateLimitGuard } from './rate-limit/org-rate-limit.guard';
 import { RateLimitModule } from './rate-limit/rate-limit.module';
+import { RequestsModule } from './requests/requests.module';
 
 /**
  * The request path, in order: request id and per-IP limit (middleware) → ApiKeyGuard →
@@ -36,6 +37,7 @@ export class AppModule {
         ListsModule,
         CustomFieldsModule,
         ContactsModule,
+        RequestsModule,
         RateLimitModule,
       ],
       providers: [

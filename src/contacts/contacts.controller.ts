@@ -6,6 +6,7 @@ import { Public } from '../common/public.decorator';
 import { requestIdOf } from '../common/request-id';
 import { DomainError } from '../errors/domain-error';
 import { RequestErrorCode } from '../errors/error-codes';
+import { StoredResponsesRepository, type Answer } from '../requests/stored-responses.repository';
 import { parseBatchBody, parseDryRun, parseSingleContactBody } from './contact-input.shape';
 import { renderBatchResponse, renderContact, renderSingleResponse } from './contact-results';
 import { ContactsPipelineService } from './contacts-pipeline.service';
@@ -20,6 +21,7 @@ export class ContactsController {
   constructor(
     private readonly pipeline: ContactsPipelineService,
     private readonly contacts: ContactsRepository,
+    private readonly storedResponses: StoredResponsesRepository,
   ) {}
 
   @Post()
@@ -30,8 +32,17 @@ export class ContactsController {
   ): Promise<unknown> {
     const dryRun = parseDryRun(req.query.dryRun);
     const input = parseSingleContactBody(req.body);
-    const [result] = await this.pipeline.process(caller.organizationId, [input], { dryRun });
-    const { status, body } = renderSingleResponse(requestIdOf(req), result, dryRun);
+    const requestId = requestIdOf(req);
+    let stored: Answer | undefined;
+    const [result] = await this.pipeline.process(caller.organizationId, [input], {
+      dryRun,
+      // The answer is rendered once and stored in the transaction of the writes it reports.
+      inTransaction: async (tx, results) => {
+        stored = renderSingleResponse(requestId, results[0], dryRun);
+        await this.storedResponses.store(tx, caller.organizationId, requestId, stored);
+      },
+    });
+    const { status, body } = stored ?? renderSingleResponse(requestId, result, dryRun);
     res.status(status);
     return body;
   }
@@ -44,8 +55,16 @@ export class ContactsController {
   ): Promise<unknown> {
     const dryRun = parseDryRun(req.query.dryRun);
     const inputs = parseBatchBody(req.body);
-    const results = await this.pipeline.process(caller.organizationId, inputs, { dryRun });
-    const { status, body } = renderBatchResponse(requestIdOf(req), results, dryRun);
+    const requestId = requestIdOf(req);
+    let stored: Answer | undefined;
+    const results = await this.pipeline.process(caller.organizationId, inputs, {
+      dryRun,
+      inTransaction: async (tx, rows) => {
+        stored = renderBatchResponse(requestId, rows, dryRun);
+        await this.storedResponses.store(tx, caller.organizationId, requestId, stored);
+      },
+    });
+    const { status, body } = stored ?? renderBatchResponse(requestId, results, dryRun);
     res.status(status);
     return body;
   }

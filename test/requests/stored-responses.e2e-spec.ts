@@ -1,0 +1,256 @@
+import type { Response } from 'supertest';
+import { StoredResponsesSweeper } from '../../src/requests/stored-responses.sweeper';
+import { contactCount, setUpCaller } from '../contacts/contacts-helpers';
+import { createList, suppress } from '../utils/fixtures';
+import { createTestApp, type TestApp } from '../utils/test-app';
+
+const HOUR = 60 * 60 * 1000;
+
+describe('GET /api/v2/requests/{request_id} (lost responses)', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp();
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  type Caller = Awaited<ReturnType<typeof setUpCaller>>;
+  const lookUp = (c: Caller, requestId: string) => c.getPath(`/api/v2/requests/${requestId}`);
+  const storedCount = (organizationId: string) => t.prisma.storedResponse.count({ where: { organizationId } });
+
+  /** The POST's answer, read back: same HTTP status, same body, under the POST's id; the GET has its own id. */
+  async function expectStored(c: Caller, post: Response) {
+    const postId = post.headers['x-request-id'];
+    const read = await lookUp(c, postId);
+    expect(read.status).toBe(200);
+    expect(read.body).toStrictEqual({
+      request_id: read.headers['x-request-id'],
+      original: { request_id: postId, status: post.status, body: post.body },
+    });
+    expect(read.body.request_id).not.toBe(postId);
+  }
+
+  async function expectNotFound(c: Caller, requestId: string) {
+    const read = await lookUp(c, requestId);
+    expect(read.status).toBe(404);
+    expect(read.body).toStrictEqual({
+      request_id: read.headers['x-request-id'],
+      error: { code: 'REQUEST_NOT_FOUND', message: expect.any(String) },
+    });
+  }
+
+  describe('single endpoint: every answer from the pipeline is stored', () => {
+    it('created (201), updated (200, changedFields), unchanged (200)', async () => {
+      const c = await setUpCaller(t);
+      const second = await createList(t.prisma, c.org.id, 'Second');
+      const created = await c.postContact({ email: 'ada@example.com', listIds: [c.list.id] }).expect(201);
+      await expectStored(c, created);
+
+      const change = { email: 'ada@example.com', listIds: [second.id], overwrite: true, fields: { city: 'Paris' } };
+      const updated = await c.postContact(change).expect(200);
+      expect(updated.body).toMatchObject({ status: 'updated', changedFields: ['city'], addedListIds: [second.id] });
+      await expectStored(c, updated);
+
+      const unchanged = await c.postContact(change).expect(200);
+      expect(unchanged.body.status).toBe('unchanged');
+      await expectStored(c, unchanged);
+      expect(await storedCount(c.org.id)).toBe(3);
+    });
+
+    it('per-contact failures: 400 (rules 1–3 and later rules) and 409 with their extra fields', async () => {
+      const c = await setUpCaller(t);
+      await suppress(t.prisma, c.org.id, 'gone@example.com', 'bounced');
+      await c.postContact({ email: 'taken@example.com', listIds: [c.list.id] }).expect(201);
+
+      const answers = [
+        await c.postContact({ email: 'not-an-email', listIds: [c.list.id] }).expect(400), // fails before any read
+        await c.postContact({ email: 'x@example.com', listIds: ['nope', 'nope'] }).expect(400), // INVALID_LIST
+        await c.postContact({ email: 'taken@example.com', listIds: [c.list.id] }).expect(409), // DUPLICATE_EMAIL
+        await c.postContact({ email: 'gone@example.com', listIds: [c.list.id] }).expect(409), // SUPPRESSED_EMAIL
+      ];
+      expect(answers.map((a) => a.body.code)).toEqual(['INVALID_EMAIL', 'INVALID_LIST', 'DUPLICATE_EMAIL', 'SUPPRESSED_EMAIL']);
+      expect(answers[1].body.invalidListIds).toEqual(['nope']);
+      expect(answers[3].body.suppressionReason).toBe('bounced');
+      for (const answer of answers) await expectStored(c, answer);
+    });
+  });
+
+  describe('batch endpoint', () => {
+    it('stores a mixed batch (created, updated, unchanged, failed) exactly as answered', async () => {
+      const c = await setUpCaller(t);
+      await c.postContact({ email: 'old@example.com', listIds: [c.list.id] }).expect(201);
+      await c.postContact({ email: 'same@example.com', listIds: [c.list.id] }).expect(201);
+      const batch = await c
+        .postBatch({
+          contacts: [
+            { email: 'new@example.com', listIds: [c.list.id] },
+            { email: 'old@example.com', listIds: [c.list.id], overwrite: true, fields: { firstName: 'Ada' } },
+            { email: 'same@example.com', listIds: [c.list.id], overwrite: true },
+            { email: 'bad', listIds: [c.list.id] },
+            { email: 'new@example.com', listIds: [c.list.id] },
+          ],
+        })
+        .expect(200);
+      expect(batch.body.summary).toEqual({ created: 1, updated: 1, unchanged: 1, failed: 2 });
+      await expectStored(c, batch);
+    });
+
+    it('stores a batch whose every row failed the request-only rules (nothing else written)', async () => {
+      const c = await setUpCaller(t);
+      const batch = await c.postBatch({ contacts: [{ email: 'bad' }, { email: 'ok@example.com' }] }).expect(200);
+      expect(batch.body.summary).toEqual({ created: 0, updated: 0, unchanged: 0, failed: 2 });
+      await expectStored(c, batch);
+      expect(await contactCount(t, c.org.id)).toBe(0);
+    });
+  });
+
+  describe('not stored', () => {
+    it('dry runs, single and batch', async () => {
+      const c = await setUpCaller(t);
+      const single = await c.postContact({ email: 'dry@example.com', listIds: [c.list.id] }, '?dryRun=true').expect(201);
+      const batch = await c.postBatch({ contacts: [{ email: 'dry@example.com', listIds: [c.list.id] }] }, '?dryRun=true').expect(200);
+      expect([single.body.dryRun, batch.body.dryRun]).toEqual([true, true]);
+      await expectNotFound(c, single.headers['x-request-id']);
+      await expectNotFound(c, batch.headers['x-request-id']);
+      expect(await storedCount(c.org.id)).toBe(0);
+    });
+
+    it('request-level errors: shape, malformed JSON, batch limit, payload too large', async () => {
+      const c = await setUpCaller(t);
+      const auth = { Authorization: `Bearer ${c.org.apiKey}` };
+      const tooMany = { contacts: Array.from({ length: 51 }, (_, i) => ({ email: `b${i}@example.com`, listIds: [c.list.id] })) };
+      const answers = [
+        await c.postContact({ email: 'a@example.com', listIds: [c.list.id], extra: 1 }).expect(400),
+        await c.postBatch({ contacts: [{ email: 'a@example.com', listIds: 'x' }] }).expect(400),
+        await t.http().post('/api/v2/contacts').set(auth).set('Content-Type', 'application/json').send('{"email":').expect(400),
+        await c.postBatch(tooMany).expect(400),
+        await t
+          .http()
+          .post('/api/v2/contacts/batch')
+          .set(auth)
+          .set('Content-Type', 'application/json')
+          .send(JSON.stringify({ contacts: [{ email: 'a@example.com', fields: { city: 'x'.repeat(1_100_000) } }] }))
+          .expect(413),
+      ];
+      expect(answers.map((a) => a.body.error.code)).toEqual([
+        'INVALID_REQUEST',
+        'INVALID_REQUEST',
+        'INVALID_REQUEST',
+        'BATCH_LIMIT_EXCEEDED',
+        'PAYLOAD_TOO_LARGE',
+      ]);
+      for (const answer of answers) await expectNotFound(c, answer.headers['x-request-id']);
+      expect(await storedCount(c.org.id)).toBe(0);
+    });
+  });
+
+  describe('lookup', () => {
+    it("another organization's id is 404 REQUEST_NOT_FOUND; the owner still reads it", async () => {
+      const owner = await setUpCaller(t);
+      const other = await setUpCaller(t);
+      const post = await owner.postContact({ email: 'mine@example.com', listIds: [owner.list.id] }).expect(201);
+      await expectNotFound(other, post.headers['x-request-id']);
+      await expectStored(owner, post);
+    });
+
+    it('unknown and malformed ids are 404 REQUEST_NOT_FOUND; an upper-case id names the same request', async () => {
+      const c = await setUpCaller(t);
+      await expectNotFound(c, '00000000-0000-4000-8000-000000000000');
+      await expectNotFound(c, 'not-a-request-id');
+      await expectNotFound(c, 'x'.repeat(300));
+      const post = await c.postContact({ email: 'case@example.com', listIds: [c.list.id] }).expect(201);
+      const read = await lookUp(c, (post.headers['x-request-id']).toUpperCase()).expect(200);
+      expect(read.body.original.request_id).toBe(post.headers['x-request-id']);
+    });
+
+    it('needs the API key (401) and counts toward the organization limit', async () => {
+      const c = await setUpCaller(t);
+      const post = await c.postContact({ email: 'k@example.com', listIds: [c.list.id] }).expect(201);
+      const path = `/api/v2/requests/${post.headers['x-request-id']}`;
+      const anonymous = await t.http().get(path).expect(401);
+      expect(anonymous.body.error.code).toBe('INVALID_API_KEY');
+
+      const first = await c.getPath(path).expect(200);
+      const second = await c.getPath(path).expect(200);
+      const remaining = (res: Response) => Number(res.headers['x-ratelimit-remaining']);
+      expect(remaining(first)).toBe(Number(post.headers['x-ratelimit-remaining']) - 1);
+      expect(remaining(second)).toBe(remaining(first) - 1);
+    });
+  });
+
+  describe('expiry after 24 hours', () => {
+    const backdate = (requestId: string, ageMs: number) =>
+      t.prisma.storedResponse.update({ where: { requestId }, data: { createdAt: new Date(Date.now() - ageMs) } });
+
+    it('an answer older than 24 hours is never served, and the sweep deletes only expired rows', async () => {
+      const c = await setUpCaller(t);
+      const old = await c.postContact({ email: 'old@example.com', listIds: [c.list.id] }).expect(201);
+      const recent = await c.postContact({ email: 'recent@example.com', listIds: [c.list.id] }).expect(201);
+      const oldId = old.headers['x-request-id'];
+      await backdate(oldId, 24 * HOUR + 1000);
+      await backdate(recent.headers['x-request-id'], 23 * HOUR);
+
+      // Not yet swept, still not served.
+      expect(await t.prisma.storedResponse.count({ where: { requestId: oldId } })).toBe(1);
+      await expectNotFound(c, oldId);
+      await expectStored(c, recent);
+
+      await t.app.get(StoredResponsesSweeper).sweep();
+      expect(await t.prisma.storedResponse.findMany({ where: { organizationId: c.org.id }, select: { requestId: true } })).toEqual([
+        { requestId: recent.headers['x-request-id'] },
+      ]);
+    });
+  });
+
+  describe('same transaction as the contacts', () => {
+    beforeAll(async () => {
+      // Real failures raised by PostgreSQL inside the transaction.
+      await t.prisma.$executeRawUnsafe(`
+        CREATE FUNCTION refuse_poison_contact_rs() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+          IF NEW.email LIKE 'poison%' THEN RAISE EXCEPTION 'poisoned contact'; END IF;
+          RETURN NEW;
+        END $$`);
+      await t.prisma.$executeRawUnsafe(
+        'CREATE TRIGGER refuse_poison_contact_rs BEFORE INSERT ON contacts FOR EACH ROW EXECUTE FUNCTION refuse_poison_contact_rs()',
+      );
+      await t.prisma.$executeRawUnsafe(`
+        CREATE FUNCTION refuse_stored_response() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+          IF NEW.body::text LIKE '%unstorable%' THEN RAISE EXCEPTION 'cannot store'; END IF;
+          RETURN NEW;
+        END $$`);
+      await t.prisma.$executeRawUnsafe(
+        'CREATE TRIGGER refuse_stored_response BEFORE INSERT ON stored_responses FOR EACH ROW EXECUTE FUNCTION refuse_stored_response()',
+      );
+    });
+
+    it('a batch whose contact write fails answers 500 and stores nothing', async () => {
+      const c = await setUpCaller(t);
+      const res = await c.postBatch({
+        contacts: [
+          { email: 'fresh@example.com', listIds: [c.list.id] },
+          { email: 'poison@example.com', listIds: [c.list.id] },
+        ],
+      });
+      expect([res.status, res.body.error?.code]).toEqual([500, 'INTERNAL_ERROR']);
+      await expectNotFound(c, res.headers['x-request-id']);
+      expect(await storedCount(c.org.id)).toBe(0);
+      expect(await contactCount(t, c.org.id)).toBe(0);
+    });
+
+    it('when storing the answer fails, the contacts are not written either (500)', async () => {
+      const c = await setUpCaller(t);
+      const res = await c.postBatch({
+        contacts: [
+          { email: 'fresh@example.com', listIds: [c.list.id] },
+          { email: 'unstorable@example.com', listIds: [c.list.id] },
+        ],
+      });
+      expect([res.status, res.body.error?.code]).toEqual([500, 'INTERNAL_ERROR']);
+      expect(await contactCount(t, c.org.id)).toBe(0);
+      expect(await storedCount(c.org.id)).toBe(0);
+    });
+  });
+});
