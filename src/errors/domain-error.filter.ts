@@ -2,8 +2,8 @@ import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger, NotFoundE
 import type { Request, Response } from 'express';
 import { requestIdOf } from '../common/request-id';
 import { DomainError } from './domain-error';
-import type { RequestErrorBody } from './error-body';
-import { RequestErrorCode, httpStatusOf } from './error-codes';
+import { RequestErrorCode } from './error-codes';
+import { sendRequestError } from './send-request-error';
 
 /**
  * The one place that renders request-level errors (contract section 8). Everything thrown on the
@@ -25,11 +25,7 @@ export class DomainErrorFilter implements ExceptionFilter {
       res.end();
       return;
     }
-    const body: RequestErrorBody = {
-      request_id: requestIdOf(req),
-      error: { code: error.code, message: error.message },
-    };
-    res.status(httpStatusOf(error.code)).set(error.headers).json(body);
+    sendRequestError(req, res, error);
   }
 
   private toDomainError(exception: unknown, req: Request): DomainError {

@@ -1,5 +1,5 @@
 import { CallHandler, ExecutionContext, Injectable, NestInterceptor } from '@nestjs/common';
-import type { Request, Response } from 'express';
+import type { Request } from 'express';
 import { TextDecoder } from 'node:util';
 import zlib from 'node:zlib';
 import type { Readable, Transform } from 'node:stream';
@@ -20,7 +20,7 @@ export class JsonBodyInterceptor implements NestInterceptor {
     const http = context.switchToHttp();
     const req = http.getRequest<Request>();
     if (req.method !== 'POST') return next.handle();
-    return from(readJsonBody(req, http.getResponse<Response>())).pipe(switchMap(() => next.handle()));
+    return from(readJsonBody(req)).pipe(switchMap(() => next.handle()));
   }
 }
 
@@ -34,14 +34,14 @@ export class JsonBodyInterceptor implements NestInterceptor {
  * Our own reader, not body-parser: on any error body-parser reads the whole remaining request
  * before answering, which would make a 413 wait for (and read) an arbitrarily large body.
  */
-export async function readJsonBody(req: Request, res: Response): Promise<void> {
+export async function readJsonBody(req: Request): Promise<void> {
   const declared = Number(req.headers['content-length']);
-  if (Number.isFinite(declared) && declared > BODY_LIMIT_BYTES) throw refuseBeforeReading(res, tooLarge());
-  checkMediaType(req.headers['content-type'], res);
-  const decoded = decodedStream(req, res);
+  if (Number.isFinite(declared) && declared > BODY_LIMIT_BYTES) throw tooLarge();
+  checkMediaType(req.headers['content-type']);
+  const decoded = decodedStream(req);
 
   const body = await readLimited(req, decoded);
-  if (body === 'too-large') throw refuseBeforeReading(res, tooLarge());
+  if (body === 'too-large') throw tooLarge();
   if (body.length === 0) throw invalidRequest('Request body is empty: a JSON document is required');
   let text: string;
   try {
@@ -57,10 +57,10 @@ export async function readJsonBody(req: Request, res: Response): Promise<void> {
 }
 
 /** `application/json`, case-insensitive, with at most a UTF-8 charset among its parameters. */
-function checkMediaType(header: string | undefined, res: Response): void {
+function checkMediaType(header: string | undefined): void {
   const [type, ...params] = (header ?? '').split(';');
   if (type.trim().toLowerCase() !== 'application/json') {
-    throw refuseBeforeReading(res, invalidRequest('Content-Type must be application/json'));
+    throw invalidRequest('Content-Type must be application/json');
   }
   for (const param of params) {
     const eq = param.indexOf('=');
@@ -68,13 +68,13 @@ function checkMediaType(header: string | undefined, res: Response): void {
     if (name !== 'charset') continue;
     const value = param.slice(eq + 1).trim().replace(/^"(.*)"$/, '$1').toLowerCase();
     if (value !== 'utf-8' && value !== 'utf8') {
-      throw refuseBeforeReading(res, invalidRequest('Request body must be UTF-8 (charset=utf-8)'));
+      throw invalidRequest('Request body must be UTF-8 (charset=utf-8)');
     }
   }
 }
 
 /** The body as sent, or a decompressing stream for gzip, deflate and br. */
-function decodedStream(req: Request, res: Response): Readable {
+function decodedStream(req: Request): Readable {
   const encoding = (req.headers['content-encoding'] ?? 'identity').trim().toLowerCase();
   switch (encoding) {
     case 'identity':
@@ -88,7 +88,7 @@ function decodedStream(req: Request, res: Response): Readable {
     case 'br':
       return req.pipe(zlib.createBrotliDecompress());
     default:
-      throw refuseBeforeReading(res, invalidRequest(`Unsupported Content-Encoding: ${encoding}`));
+      throw invalidRequest(`Unsupported Content-Encoding: ${encoding}`);
   }
 }
 
@@ -131,14 +131,3 @@ function readLimited(req: Request, stream: Readable): Promise<Buffer | 'too-larg
 
 const tooLarge = () =>
   new DomainError(RequestErrorCode.PAYLOAD_TOO_LARGE, `Request body exceeds ${BODY_LIMIT_BYTES} bytes`);
-
-/**
- * The answer comes before the body was (fully) read: close the connection afterwards, so Node
- * does not read the rest of the body to keep the connection alive.
- */
-function refuseBeforeReading(res: Response, error: DomainError): DomainError {
-  const req = res.req;
-  const bodyPending = Number(req.headers['content-length'] ?? 0) > 0 || req.headers['transfer-encoding'] !== undefined;
-  if (bodyPending && !res.headersSent) res.setHeader('Connection', 'close');
-  return error;
-}

@@ -1,12 +1,12 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { normalizeIp } from '@nestjs/throttler';
 import type { NextFunction, Request, Response } from 'express';
-import { requestIdOf } from '../common/request-id';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
-import type { RequestErrorBody } from '../errors/error-body';
+import { DomainError } from '../errors/domain-error';
 import { RequestErrorCode } from '../errors/error-codes';
+import { sendRequestError } from '../errors/send-request-error';
 import { MetricsService } from '../metrics/metrics.service';
-import { closeIfBodyPending, rateLimitMessage } from './rate-limit-headers';
+import { rateLimitMessage } from './rate-limit-headers';
 import { RATE_LIMIT_STORE, type RateLimitStore } from './sliding-window';
 
 /**
@@ -51,13 +51,10 @@ export class IpRateLimitMiddleware {
     const record = await this.store.increment(`ip:${ip}`, this.config.RATE_WINDOW_SECONDS * 1000, this.config.IP_RATE_LIMIT, 0, 'ip');
     if (!record.isBlocked) return true;
     this.metrics.rateLimitRefused('ip');
-    closeIfBodyPending(req, res);
-    const body: RequestErrorBody = {
-      request_id: requestIdOf(req),
-      error: { code: RequestErrorCode.RATE_LIMIT_EXCEEDED, message: rateLimitMessage(record.timeToBlockExpire) },
-    };
-    res.status(429).setHeader('Retry-After', String(record.timeToBlockExpire));
-    res.json(body);
+    const refusal = new DomainError(RequestErrorCode.RATE_LIMIT_EXCEEDED, rateLimitMessage(record.timeToBlockExpire), {
+      'Retry-After': String(record.timeToBlockExpire),
+    });
+    sendRequestError(req, res, refusal);
     return false;
   }
 }

@@ -7,7 +7,7 @@ import { APP_CONFIG, type AppConfig } from '../config/app-config';
 import { DomainError } from '../errors/domain-error';
 import { RequestErrorCode } from '../errors/error-codes';
 import { MetricsService } from '../metrics/metrics.service';
-import { closeIfBodyPending, rateLimitMessage, setOrgRateLimitHeaders } from './rate-limit-headers';
+import { rateLimitMessage, setOrgRateLimitHeaders } from './rate-limit-headers';
 import { RATE_LIMIT_STORE, type RateLimitStore } from './sliding-window';
 
 /**
@@ -40,7 +40,6 @@ export class OrgRateLimitGuard implements CanActivate {
     setOrgRateLimitHeaders(res, record, limit, windowSeconds);
     if (record.isBlocked) {
       this.metrics.rateLimitRefused('org');
-      closeIfBodyPending(req, res);
       throw new DomainError(RequestErrorCode.RATE_LIMIT_EXCEEDED, rateLimitMessage(record.timeToBlockExpire), {
         'Retry-After': String(record.timeToBlockExpire),
       });

@@ -1,4 +1,4 @@
-import type { Request, Response } from 'express';
+import type { Response } from 'express';
 import type { SlidingWindowRecord } from './sliding-window';
 
 /**
@@ -12,15 +12,6 @@ export function setOrgRateLimitHeaders(res: Response, record: SlidingWindowRecor
   res.setHeader('X-RateLimit-Reset', String(record.timeToExpire));
   res.setHeader('RateLimit-Policy', `"org";q=${limit};w=${windowSeconds}`);
   res.setHeader('RateLimit', `"org";r=${remaining};t=${record.timeToExpire}`);
-}
-
-/**
- * A refused request may still have a body on the wire. `Connection: close` makes Node close the
- * socket after the answer instead of reading (draining) that body to keep the connection alive.
- */
-export function closeIfBodyPending(req: Request, res: Response): void {
-  const length = Number(req.headers['content-length'] ?? 0);
-  if (length > 0 || req.headers['transfer-encoding'] !== undefined) res.setHeader('Connection', 'close');
 }
 
 export const rateLimitMessage = (retryAfterSeconds: number) =>
