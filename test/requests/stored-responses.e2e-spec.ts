@@ -29,6 +29,8 @@ describe('GET /api/v2/requests/{request_id} (lost responses)', () => {
       original: { request_id: postId, status: post.status, body: post.body },
     });
     expect(read.body.request_id).not.toBe(postId);
+    // Byte for byte as answered, key order included.
+    expect(JSON.stringify(read.body.original.body)).toBe(post.text);
   }
 
   async function expectNotFound(c: Caller, requestId: string) {
@@ -74,6 +76,19 @@ describe('GET /api/v2/requests/{request_id} (lost responses)', () => {
       expect(answers[3].body.suppressionReason).toBe('bounced');
       for (const answer of answers) await expectStored(c, answer);
     });
+  });
+
+  it('stores answers that echo U+0000 and lone surrogates from the input (which jsonb would refuse)', async () => {
+    const c = await setUpCaller(t);
+    const raw = (path: string, json: string) =>
+      t.http().post(path).set('Authorization', `Bearer ${c.org.apiKey}`).set('Content-Type', 'application/json').send(json);
+    const nulListId = await raw('/api/v2/contacts', `{"email":"o@example.com","listIds":["${c.list.id}","a\\u0000b"]}`).expect(400);
+    expect(nulListId.body).toMatchObject({ code: 'INVALID_LIST', invalidListIds: ['a\u0000b'] });
+    const surrogate = await raw('/api/v2/contacts', '{"email":"\\udc00@example.com"}').expect(400);
+    expect(surrogate.body).toMatchObject({ email: '\udc00@example.com', code: 'INVALID_EMAIL' });
+    const batch = await raw('/api/v2/contacts/batch', '{"contacts":[{"email":"x\\u0000@example.com"},{"email":"\\ud800@example.com"}]}').expect(200);
+    expect(batch.body.results.map((r: { email: string }) => r.email)).toEqual(['x\u0000@example.com', '\ud800@example.com']);
+    for (const answer of [nulListId, surrogate, batch]) await expectStored(c, answer);
   });
 
   describe('batch endpoint', () => {

@@ -3,7 +3,7 @@ CREATE TABLE "stored_responses" (
     "request_id" TEXT NOT NULL,
     "organization_id" TEXT NOT NULL,
     "status" INTEGER NOT NULL,
-    "body" JSONB NOT NULL,
+    "body" JSON NOT NULL,
     "created_at" TIMESTAMPTZ(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
 
     CONSTRAINT "stored_responses_pkey" PRIMARY KEY ("request_id")
