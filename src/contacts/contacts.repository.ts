@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { isStorableText } from '../common/storable-text';
 import { PrismaService } from '../database/prisma.service';
 import type { DatabaseClient } from '../custom-fields/custom-fields.repository';
 import { STANDARD_FIELD_KEYS } from '../custom-fields/field-definitions';
@@ -62,8 +63,8 @@ export class ContactsRepository {
 
   /** The ids among `ids` that name a non-archived list of the organization. */
   async findActiveListIds(tx: DatabaseClient, organizationId: string, requested: string[]): Promise<Set<string>> {
-    // PostgreSQL refuses U+0000 in a text parameter; such an id names no list anyway.
-    const ids = requested.filter((id) => !id.includes('\u0000'));
+    // An id PostgreSQL cannot be sent (U+0000, lone surrogate) names no list anyway.
+    const ids = requested.filter(isStorableText);
     const rows = await tx.$queryRaw<Array<{ id: string }>>`
       SELECT id FROM lists
       WHERE organization_id = ${organizationId} AND NOT archived AND id = ANY(${ids}::text[])`;

@@ -1,3 +1,5 @@
+import { isStorableText } from '../common/storable-text';
+
 /**
  * What fits a field (contract section 5). Pure: used by the contacts pipeline for input values
  * and by the admin command line for `field create --default`.
@@ -27,15 +29,12 @@ export function isStandardFieldKey(key: string): key is StandardFieldKey {
   return STANDARD_KEYS.has(key);
 }
 
-/** A UTF-16 surrogate that is not part of a pair (JSON allows "\ud800"; Unicode text does not). */
-const LONE_SURROGATE = /\p{Cs}/u;
-
 /**
  * Lengths are counted in Unicode code points; U+0000 fits no field, nor does a lone surrogate
  * (PostgreSQL cannot store either in text or jsonb).
  */
 function fitsString(value: unknown, maxLength: number): value is string {
-  if (typeof value !== 'string' || value.includes('\u0000') || LONE_SURROGATE.test(value)) return false;
+  if (typeof value !== 'string' || !isStorableText(value)) return false;
   let codePoints = 0;
   for (const _ of value) if (++codePoints > maxLength) return false;
   return true;
