@@ -7,8 +7,8 @@ import { requestIdOf } from '../common/request-id';
 import { DomainError } from '../errors/domain-error';
 import { RequestErrorCode } from '../errors/error-codes';
 import { StoredResponsesRepository, type Answer } from '../requests/stored-responses.repository';
-import { parseBatchBody, parseDryRun, parseSingleContactBody } from './contact-input.shape';
-import { renderBatchResponse, renderContact, renderSingleResponse } from './contact-results';
+import { type ContactInput, parseBatchBody, parseDryRun, parseSingleContactBody } from './contact-input.shape';
+import { type ContactResult, renderBatchResponse, renderContact, renderSingleResponse } from './contact-results';
 import { ContactsPipelineService } from './contacts-pipeline.service';
 import { ContactsRepository } from './contacts.repository';
 import { isValidEmail, normalizeEmail } from './email';
@@ -25,46 +25,53 @@ export class ContactsController {
   ) {}
 
   @Post()
-  async createOrUpdate(
+  createOrUpdate(
     @Caller() caller: CallerIdentity,
     @Req() req: Request,
     @Res({ passthrough: true }) res: Response,
   ): Promise<unknown> {
-    const dryRun = parseDryRun(req.query.dryRun);
+    const dryRun = parseDryRun(req.query.dryRun); // checked before the body's shape
     const input = parseSingleContactBody(req.body);
-    const requestId = requestIdOf(req);
-    let stored: Answer | undefined;
-    const [result] = await this.pipeline.process(caller.organizationId, [input], {
-      dryRun,
-      // The answer is rendered once and stored in the transaction of the writes it reports.
-      inTransaction: async (tx, results) => {
-        stored = renderSingleResponse(requestId, results[0], dryRun);
-        await this.storedResponses.store(tx, caller.organizationId, requestId, stored);
-      },
-    });
-    const { status, body } = stored ?? renderSingleResponse(requestId, result, dryRun);
-    res.status(status);
-    return body;
+    return this.answer(caller, req, res, dryRun, [input], (requestId, results) =>
+      renderSingleResponse(requestId, results[0], dryRun),
+    );
   }
 
   @Post('batch')
-  async batch(
+  batch(
     @Caller() caller: CallerIdentity,
     @Req() req: Request,
     @Res({ passthrough: true }) res: Response,
   ): Promise<unknown> {
     const dryRun = parseDryRun(req.query.dryRun);
     const inputs = parseBatchBody(req.body);
+    return this.answer(caller, req, res, dryRun, inputs, (requestId, results) =>
+      renderBatchResponse(requestId, results, dryRun),
+    );
+  }
+
+  /**
+   * Both POST endpoints: run the one pipeline, render the answer once and, on a real run, store it
+   * in the transaction of the writes it reports (GET /requests/{request_id}).
+   */
+  private async answer(
+    caller: CallerIdentity,
+    req: Request,
+    res: Response,
+    dryRun: boolean,
+    inputs: ContactInput[],
+    render: (requestId: string, results: ContactResult[]) => Answer,
+  ): Promise<unknown> {
     const requestId = requestIdOf(req);
     let stored: Answer | undefined;
     const results = await this.pipeline.process(caller.organizationId, inputs, {
       dryRun,
       inTransaction: async (tx, rows) => {
-        stored = renderBatchResponse(requestId, rows, dryRun);
+        stored = render(requestId, rows);
         await this.storedResponses.store(tx, caller.organizationId, requestId, stored);
       },
     });
-    const { status, body } = stored ?? renderBatchResponse(requestId, results, dryRun);
+    const { status, body } = stored ?? render(requestId, results);
     res.status(status);
     return body;
   }
