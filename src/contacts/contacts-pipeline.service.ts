@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import { loadCustomFieldDefinitions, type DatabaseClient } from '../custom-fields/custom-fields.repository';
+import type { DatabaseClient } from '../custom-fields/custom-fields.repository';
 import { PrismaService } from '../database/prisma.service';
 import { MetricsService } from '../metrics/metrics.service';
 import type { ContactInput } from './contact-input.shape';
@@ -122,19 +122,10 @@ export class ContactsPipelineService {
     }
     await this.contacts.lockEmails(tx, organizationId, emails);
     const listIds = [...new Set(candidates.flatMap((row) => row.input.listIds ?? []))];
-    const activeListIds = await this.contacts.findActiveListIds(tx, organizationId, listIds);
-    const definitions = await loadCustomFieldDefinitions(tx, organizationId);
-    const existingContacts = await this.contacts.findByEmails(tx, organizationId, emails);
-    const suppressions = await this.contacts.findSuppressions(tx, organizationId, emails);
-    return {
-      activeListIds,
-      customFields: new Map(definitions.map((definition) => [definition.key, definition])),
-      existingContacts,
-      suppressions,
-    };
+    return this.contacts.readRuleContext(tx, organizationId, emails, listIds);
   }
 
-  /** At most three statements whatever the batch size; a statement with nothing to do is skipped. */
+  /** One statement whatever the batch size; skipped when nothing is to be written. */
   private async write(
     tx: DatabaseClient,
     organizationId: string,
@@ -143,29 +134,21 @@ export class ContactsPipelineService {
   ): Promise<void> {
     const creates = plans.filter((plan): plan is PlannedCreate => plan.outcome === 'created');
     const updates = plans.filter((plan): plan is PlannedUpdate => plan.outcome === 'updated');
+    if (creates.length === 0 && updates.length === 0) return;
     const idOf = (plan: PlannedCreate) => createdIds.get(plan.email) as string;
 
-    if (creates.length > 0) {
-      const inserted = await this.contacts.insertContacts(
-        tx,
-        organizationId,
-        creates.map((plan) => ({ id: idOf(plan), email: plan.email, standard: plan.standard, custom: plan.custom })),
-      );
-      // The email locks make this unreachable unless a writer bypasses them; then start over.
-      if (inserted.size < creates.length) throw new ConcurrentInsertConflict('A contact was inserted concurrently');
-    }
-    if (updates.length > 0) {
-      await this.contacts.updateContacts(
-        tx,
-        organizationId,
-        updates.map((plan) => ({ id: plan.contactId, email: plan.email, standard: plan.standard, custom: plan.custom })),
-      );
-    }
-    const memberships = [
-      ...creates.flatMap((plan) => plan.listIds.map((listId) => ({ contactId: idOf(plan), listId }))),
-      ...updates.flatMap((plan) => plan.addedListIds.map((listId) => ({ contactId: plan.contactId, listId }))),
-    ];
-    if (memberships.length > 0) await this.contacts.addMemberships(tx, memberships);
+    const inserted = await this.contacts.writeChanges(tx, organizationId, {
+      creates: creates.map((plan) => ({ id: idOf(plan), email: plan.email, standard: plan.standard, custom: plan.custom })),
+      updates: updates.map((plan) => ({ id: plan.contactId, email: plan.email, standard: plan.standard, custom: plan.custom })),
+      memberships: [
+        ...creates.flatMap((plan) => plan.listIds.map((listId) => ({ contactId: idOf(plan), listId, newContact: true }))),
+        ...updates.flatMap((plan) =>
+          plan.addedListIds.map((listId) => ({ contactId: plan.contactId, listId, newContact: false })),
+        ),
+      ],
+    });
+    // The email locks make this unreachable unless a writer bypasses them; then start over.
+    if (inserted < creates.length) throw new ConcurrentInsertConflict('A contact was inserted concurrently');
   }
 }
 

@@ -1,9 +1,14 @@
 import { Injectable } from '@nestjs/common';
 import { isStorableText } from '../common/storable-text';
 import { PrismaService } from '../database/prisma.service';
-import type { DatabaseClient } from '../custom-fields/custom-fields.repository';
+import { Prisma } from '../generated/prisma/client';
+import {
+  type CustomFieldDefinitionRow,
+  type DatabaseClient,
+  toCustomFieldDefinition,
+} from '../custom-fields/custom-fields.repository';
 import { STANDARD_FIELD_KEYS } from '../custom-fields/field-definitions';
-import type { CustomValues, ExistingContact, StandardValues, SuppressionReason } from './contact-rules';
+import type { CustomValues, ExistingContact, RuleContext, StandardValues, SuppressionReason } from './contact-rules';
 
 /** A contact row as read, with its list ids (oldest membership first) and suppression. */
 export interface StoredContact extends ExistingContact {
@@ -61,96 +66,132 @@ export class ContactsRepository {
       ) AS locks`;
   }
 
-  /** The ids among `ids` that name a non-archived list of the organization. */
-  async findActiveListIds(tx: DatabaseClient, organizationId: string, requested: string[]): Promise<Set<string>> {
+  /**
+   * Everything rules 4–10 need, in ONE statement (one round trip): the requested lists that are
+   * active, the organization's custom field definitions, the existing contacts of these emails
+   * (with list ids and suppression) and the suppressions of these emails. Runs after lockEmails,
+   * in its own statement, so its snapshot already sees every write the locks waited for.
+   */
+  async readRuleContext(tx: DatabaseClient, organizationId: string, emails: string[], requestedListIds: string[]): Promise<RuleContext> {
     // An id PostgreSQL cannot be sent (U+0000, lone surrogate) names no list anyway.
-    const ids = requested.filter(isStorableText);
-    const rows = await tx.$queryRaw<Array<{ id: string }>>`
-      SELECT id FROM lists
-      WHERE organization_id = ${organizationId} AND NOT archived AND id = ANY(${ids}::text[])`;
-    return new Set(rows.map((row) => row.id));
-  }
-
-  async findSuppressions(
-    tx: DatabaseClient,
-    organizationId: string,
-    emails: string[],
-  ): Promise<Map<string, SuppressionReason>> {
-    const rows = await tx.$queryRaw<Array<{ email: string; reason: SuppressionReason }>>`
-      SELECT email, reason::text AS reason FROM suppressions
-      WHERE organization_id = ${organizationId} AND email = ANY(${emails}::text[])`;
-    return new Map(rows.map((row) => [row.email, row.reason]));
-  }
-
-  /** Contacts of the organization with these (normalized) emails, by email. */
-  async findByEmails(db: DatabaseClient, organizationId: string, emails: string[]): Promise<Map<string, StoredContact>> {
-    const rows = await db.$queryRaw<ContactRow[]>`
-      SELECT c.id, c.email, c.first_name, c.last_name, c.phone, c.company, c.job_title, c.city, c.country,
-             c.custom_fields, c.created_at, c.updated_at,
-             COALESCE(
-               array_agg(m.list_id ORDER BY m.created_at, m.list_id) FILTER (WHERE m.list_id IS NOT NULL),
-               '{}'
-             ) AS list_ids,
-             (SELECT s.reason::text FROM suppressions s
-               WHERE s.organization_id = c.organization_id AND s.email = c.email) AS suppression_reason
-      FROM contacts c
-      LEFT JOIN list_memberships m ON m.contact_id = c.id
-      WHERE c.organization_id = ${organizationId} AND c.email = ANY(${emails}::text[])
-      GROUP BY c.id`;
-    return new Map(rows.map((row) => [row.email, toStoredContact(row)]));
+    const listIds = requestedListIds.filter(isStorableText);
+    const [row] = await tx.$queryRaw<RuleContextRow[]>`
+      SELECT
+        ARRAY(SELECT l.id FROM lists l
+              WHERE l.organization_id = ${organizationId} AND NOT l.archived AND l.id = ANY(${listIds}::text[])
+        ) AS active_list_ids,
+        (SELECT COALESCE(json_agg(json_build_object('key', f.key, 'type', f.type, 'required', f.required,
+                                                    'defaultValue', f.default_value, 'options', f.options)
+                                  ORDER BY f.created_at, f.key), '[]'::json)
+         FROM custom_fields f WHERE f.organization_id = ${organizationId}) AS custom_fields,
+        (SELECT COALESCE(json_agg(c), '[]'::json) FROM (${contactRowsOf(organizationId, emails)}) AS c) AS contacts,
+        (SELECT COALESCE(json_agg(json_build_object('email', s.email, 'reason', s.reason)), '[]'::json)
+         FROM suppressions s
+         WHERE s.organization_id = ${organizationId} AND s.email = ANY(${emails}::text[])) AS suppressions`;
+    const contacts = parsedJson<ContactRow[]>(row.contacts);
+    const definitions = parsedJson<CustomFieldDefinitionRow[]>(row.custom_fields).map(toCustomFieldDefinition);
+    const suppressions = parsedJson<Array<{ email: string; reason: SuppressionReason }>>(row.suppressions);
+    return {
+      activeListIds: new Set(row.active_list_ids),
+      customFields: new Map(definitions.map((definition) => [definition.key, definition])),
+      existingContacts: new Map(contacts.map((contact) => [contact.email, toStoredContact(contact)])),
+      suppressions: new Map(suppressions.map((suppression) => [suppression.email, suppression.reason])),
+    };
   }
 
   /** One contact by normalized email, outside any transaction (GET /contacts/{email}). */
   async findByEmail(organizationId: string, email: string): Promise<StoredContact | undefined> {
-    return (await this.findByEmails(this.prisma, organizationId, [email])).get(email);
+    const [row] = await this.prisma.$queryRaw<ContactRow[]>`${contactRowsOf(organizationId, [email])}`;
+    return row ? toStoredContact(row) : undefined;
   }
 
   /**
-   * Inserts new contacts; returns the emails actually inserted. ON CONFLICT is a safety net: the
-   * unique index is the authority, so a row someone else inserted meanwhile is reported (by its
-   * absence) instead of failing the statement.
+   * Every write of a request in ONE statement: new contacts, updated contacts (the whole merged
+   * row, updated_at bumped) and added memberships (never removed; an existing one stays as it is).
+   * Returns how many contacts were inserted. ON CONFLICT is a safety net: the unique index is the
+   * authority, so a row someone else inserted meanwhile is reported (by the count) instead of
+   * failing the statement, and the memberships of a contact that was not inserted are left out.
    */
-  async insertContacts(tx: DatabaseClient, organizationId: string, rows: ContactRowWrite[]): Promise<Set<string>> {
-    const column = columnsOf(rows);
-    const inserted = await tx.$queryRaw<Array<{ email: string }>>`
-      INSERT INTO contacts (id, organization_id, email, first_name, last_name, phone, company, job_title, city,
-                            country, custom_fields, created_at, updated_at)
-      SELECT r.id, ${organizationId}, r.email, r.first_name, r.last_name, r.phone, r.company, r.job_title, r.city,
-             r.country, r.custom_fields::jsonb, now(), now()
-      FROM unnest(${column.ids}::text[], ${column.emails}::text[], ${column.firstName}::text[],
-                  ${column.lastName}::text[], ${column.phone}::text[], ${column.company}::text[],
-                  ${column.jobTitle}::text[], ${column.city}::text[], ${column.country}::text[],
-                  ${column.custom}::text[])
-           AS r(id, email, first_name, last_name, phone, company, job_title, city, country, custom_fields)
-      ON CONFLICT (organization_id, email) DO NOTHING
-      RETURNING email`;
-    return new Set(inserted.map((row) => row.email));
+  async writeChanges(
+    tx: DatabaseClient,
+    organizationId: string,
+    changes: { creates: ContactRowWrite[]; updates: ContactRowWrite[]; memberships: MembershipWrite[] },
+  ): Promise<number> {
+    const created = columnsOf(changes.creates);
+    const updated = columnsOf(changes.updates);
+    const memberships = changes.memberships;
+    const [row] = await tx.$queryRaw<Array<{ inserted: number }>>`
+      WITH inserted AS (
+        INSERT INTO contacts (id, organization_id, email, first_name, last_name, phone, company, job_title, city,
+                              country, custom_fields, created_at, updated_at)
+        SELECT r.id, ${organizationId}, r.email, r.first_name, r.last_name, r.phone, r.company, r.job_title, r.city,
+               r.country, r.custom_fields::jsonb, now(), now()
+        FROM unnest(${created.ids}::text[], ${created.emails}::text[], ${created.firstName}::text[],
+                    ${created.lastName}::text[], ${created.phone}::text[], ${created.company}::text[],
+                    ${created.jobTitle}::text[], ${created.city}::text[], ${created.country}::text[],
+                    ${created.custom}::text[])
+             AS r(id, email, first_name, last_name, phone, company, job_title, city, country, custom_fields)
+        ON CONFLICT (organization_id, email) DO NOTHING
+        RETURNING id
+      ), updated AS (
+        UPDATE contacts AS c
+        SET first_name = r.first_name, last_name = r.last_name, phone = r.phone, company = r.company,
+            job_title = r.job_title, city = r.city, country = r.country, custom_fields = r.custom_fields::jsonb,
+            updated_at = now()
+        FROM unnest(${updated.ids}::text[], ${updated.firstName}::text[], ${updated.lastName}::text[],
+                    ${updated.phone}::text[], ${updated.company}::text[], ${updated.jobTitle}::text[],
+                    ${updated.city}::text[], ${updated.country}::text[], ${updated.custom}::text[])
+             AS r(id, first_name, last_name, phone, company, job_title, city, country, custom_fields)
+        WHERE c.id = r.id AND c.organization_id = ${organizationId}
+        RETURNING c.id
+      ), added_memberships AS (
+        INSERT INTO list_memberships (contact_id, list_id)
+        SELECT m.contact_id, m.list_id
+        FROM unnest(${memberships.map((m) => m.contactId)}::text[], ${memberships.map((m) => m.listId)}::text[],
+                    ${memberships.map((m) => m.newContact)}::boolean[])
+             AS m(contact_id, list_id, new_contact)
+        WHERE NOT m.new_contact OR m.contact_id IN (SELECT id FROM inserted)
+        ON CONFLICT DO NOTHING
+      )
+      SELECT (SELECT count(*)::int FROM inserted) AS inserted`;
+    return row.inserted;
   }
+}
 
-  /** Writes the whole merged row of each updated contact, and bumps updated_at. */
-  async updateContacts(tx: DatabaseClient, organizationId: string, rows: ContactRowWrite[]): Promise<void> {
-    const column = columnsOf(rows);
-    await tx.$executeRaw`
-      UPDATE contacts AS c
-      SET first_name = r.first_name, last_name = r.last_name, phone = r.phone, company = r.company,
-          job_title = r.job_title, city = r.city, country = r.country, custom_fields = r.custom_fields::jsonb,
-          updated_at = now()
-      FROM unnest(${column.ids}::text[], ${column.firstName}::text[], ${column.lastName}::text[],
-                  ${column.phone}::text[], ${column.company}::text[], ${column.jobTitle}::text[],
-                  ${column.city}::text[], ${column.country}::text[], ${column.custom}::text[])
-           AS r(id, first_name, last_name, phone, company, job_title, city, country, custom_fields)
-      WHERE c.id = r.id AND c.organization_id = ${organizationId}`;
-  }
+export interface MembershipWrite {
+  contactId: string;
+  listId: string;
+  /** The contact is created by the same statement (its membership waits for the insert). */
+  newContact: boolean;
+}
 
-  /** Adds memberships; one that already exists stays as it is (memberships are never removed). */
-  async addMemberships(tx: DatabaseClient, memberships: Array<{ contactId: string; listId: string }>): Promise<void> {
-    const contactIds = memberships.map((m) => m.contactId);
-    const listIds = memberships.map((m) => m.listId);
-    await tx.$executeRaw`
-      INSERT INTO list_memberships (contact_id, list_id)
-      SELECT * FROM unnest(${contactIds}::text[], ${listIds}::text[])
-      ON CONFLICT DO NOTHING`;
-  }
+interface RuleContextRow {
+  active_list_ids: string[];
+  custom_fields: unknown;
+  contacts: unknown;
+  suppressions: unknown;
+}
+
+/** The contacts of the organization with these (normalized) emails, with list ids and suppression. */
+function contactRowsOf(organizationId: string, emails: string[]): Prisma.Sql {
+  return Prisma.sql`
+    SELECT c.id, c.email, c.first_name, c.last_name, c.phone, c.company, c.job_title, c.city, c.country,
+           c.custom_fields, c.created_at, c.updated_at,
+           COALESCE(
+             array_agg(m.list_id ORDER BY m.created_at, m.list_id) FILTER (WHERE m.list_id IS NOT NULL),
+             '{}'
+           ) AS list_ids,
+           (SELECT s.reason::text FROM suppressions s
+             WHERE s.organization_id = c.organization_id AND s.email = c.email) AS suppression_reason
+    FROM contacts c
+    LEFT JOIN list_memberships m ON m.contact_id = c.id
+    WHERE c.organization_id = ${organizationId} AND c.email = ANY(${emails}::text[])
+    GROUP BY c.id`;
+}
+
+/** json columns arrive parsed or as text, depending on the driver path. */
+function parsedJson<T>(value: unknown): T {
+  return (typeof value === 'string' ? JSON.parse(value) : value) as T;
 }
 
 function columnsOf(rows: ContactRowWrite[]) {

@@ -16,14 +16,27 @@ export async function loadCustomFieldDefinitions(db: DatabaseClient, organizatio
     select: { key: true, type: true, required: true, defaultValue: true, options: true },
     orderBy: [{ createdAt: 'asc' }, { key: 'asc' }],
   });
-  return rows.map((row) => ({
+  return rows.map(toCustomFieldDefinition);
+}
+
+/** A custom_fields row as read (by Prisma, or as JSON by the contacts pipeline's one read). */
+export interface CustomFieldDefinitionRow {
+  key: string;
+  type: CustomFieldDefinition['type'];
+  required: boolean;
+  defaultValue: unknown;
+  options: string[] | null;
+}
+
+export function toCustomFieldDefinition(row: CustomFieldDefinitionRow): CustomFieldDefinition {
+  return {
     key: row.key,
     type: row.type,
     required: row.required,
     // A JSON null default and no default are the same thing: "no default".
     defaultValue: row.defaultValue ?? null,
     options: row.options ?? [],
-  }));
+  };
 }
 
 @Injectable()
