@@ -1,9 +1,9 @@
 import { chmodSync, mkdtempSync } from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { databaseUrlOn, ensureDatabase, startEmbeddedPostgres } from '../src/database/embedded-postgres';
 import { applyMigrations } from '../src/database/migrations';
+import { freePort } from './utils/net';
 
 /**
  * Once per `npm test`: a PostgreSQL server (the one in DATABASE_URL, else a throw-away embedded
@@ -31,15 +31,4 @@ export default async function globalSetup(): Promise<void> {
   await applyMigrations(databaseUrlOn(serverUrl, template));
   process.env.TEST_PG_SERVER_URL = serverUrl;
   process.env.TEST_PG_TEMPLATE = template;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-    server.on('error', reject);
-  });
 }

@@ -4,6 +4,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { jsonOf, PROJECT_ROOT, runAdmin } from './run-admin';
+import { freePort } from '../utils/net';
 
 /**
  * Without DATABASE_URL (contract sections 9 and 10): the service's first start seeds demo data and
@@ -123,17 +124,6 @@ describe('embedded database: service start, demo data and admin commands', () =>
     expect(await lists(key)).toMatchObject({ status: 200 }); // the demo key still works
   }, 240_000);
 });
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-    server.on('error', reject);
-  });
-}
 
 function isListening(port: number): Promise<boolean> {
   return new Promise((resolve) => {

@@ -2,7 +2,7 @@ import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import { createList, createOrganization } from '../utils/fixtures';
 import { createTestApp, type TestApp } from '../utils/test-app';
 import { portOf, sendHeadersOnly } from '../rate-limit/support';
-import { rawPost } from './raw-post';
+import { rawPost } from '../utils/net';
 
 const LIMIT = 1_048_576;
 

@@ -1,10 +1,11 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { connect, createServer, type Socket } from 'node:net';
+import { connect, type Socket } from 'node:net';
 import path from 'node:path';
 import { Client } from 'pg';
 import { generateApiKey } from '../../src/auth/api-key';
 import { createTestDatabase, type TestDatabase } from '../utils/test-database';
+import { freePort } from '../utils/net';
 
 /**
  * The production process (`node dist/main.js`, contract section 12): SIGTERM stops accepting,
@@ -14,14 +15,6 @@ import { createTestDatabase, type TestDatabase } from '../utils/test-database';
 jest.setTimeout(120_000);
 
 const ROOT = path.resolve(__dirname, '..', '..');
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 /** An organization, an API key and a list, written with plain SQL (the service's own tables). */
 async function seed(url: string): Promise<{ key: string; listId: string }> {

@@ -1,10 +1,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import http from 'node:http';
 import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import type { TestApp } from '../utils/test-app';
 import { MetricsService } from '../../src/metrics/metrics.service';
+
+export { freePort, sendHeadersOnly, type RawResponse } from '../utils/net';
 
 export const REDIS_URL = process.env.REDIS_URL;
 export const REDIS_SERVER_BIN = '/usr/bin/redis-server';
@@ -26,51 +27,6 @@ export function portOf(t: TestApp): number {
 export async function refusals(t: TestApp, scope: 'org' | 'ip'): Promise<number> {
   const metric = await t.app.get(MetricsService).rateLimitRefusals.get();
   return metric.values.find((v) => v.labels.scope === scope)?.value ?? 0;
-}
-
-export interface RawResponse {
-  status: number;
-  headers: http.IncomingHttpHeaders;
-  body: string;
-}
-
-/**
- * Sends the request line and headers only, never the body its headers announce, and resolves with
- * the answer: a server that tried to read the body would never answer.
- */
-export function sendHeadersOnly(port: number, path: string, headers: Record<string, string>, timeoutMs = 3000): Promise<RawResponse> {
-  return new Promise((resolve, reject) => {
-    const req = http.request({ host: '127.0.0.1', port, method: 'POST', path, headers, agent: false }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => (body += chunk));
-      res.on('end', () => {
-        clearTimeout(timer);
-        req.destroy();
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, body });
-      });
-    });
-    const timer = setTimeout(() => {
-      req.destroy();
-      reject(new Error(`no answer within ${timeoutMs} ms: the server waited for the body`));
-    }, timeoutMs);
-    req.on('error', (error) => {
-      clearTimeout(timer);
-      reject(error);
-    });
-    req.flushHeaders();
-  });
-}
-
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as AddressInfo;
-      server.close(() => resolve(port));
-    });
-    server.on('error', reject);
-  });
 }
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
