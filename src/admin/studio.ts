@@ -40,13 +40,17 @@ async function main(args: string[]): Promise<number> {
         ...(hasBrowserFlag ? [] : ['--browser', 'none']),
         ...args,
       ],
-      { cwd: outside, stdio: 'inherit', env: { ...process.env, PRISMA_HIDE_UPDATE_MESSAGE: '1' } },
+      // Its own process group: `npm exec` does not pass signals on to the Studio it started, so
+      // stopping means signalling the whole group.
+      { cwd: outside, stdio: 'inherit', detached: true, env: { ...process.env, PRISMA_HIDE_UPDATE_MESSAGE: '1' } },
     );
-    // Ctrl+C reaches Studio too (same process group); SIGTERM is passed on. Either way, wait
+    // Ctrl+C and SIGTERM are passed on to Studio's process group. Either way, wait
     // for Studio to exit, then stop the embedded server if it was started here.
-    const forward = (signal: NodeJS.Signals) => () => studio.kill(signal);
-    process.on('SIGINT', () => undefined);
-    process.on('SIGTERM', forward('SIGTERM'));
+    const forward = () => {
+      if (studio.pid !== undefined) process.kill(-studio.pid, 'SIGTERM');
+    };
+    process.on('SIGINT', forward);
+    process.on('SIGTERM', forward);
     return await new Promise<number>((resolve, reject) => {
       studio.on('error', reject);
       studio.on('exit', (code) => resolve(code ?? 0));
