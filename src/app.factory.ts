@@ -2,6 +2,7 @@ import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { Logger } from 'nestjs-pino';
 import { AppModule } from './app.module';
+import { brokenPathEncodingMiddleware } from './common/path-encoding';
 import { requestIdMiddleware } from './common/request-id';
 import type { AppConfig } from './config/app-config';
 import { setupDocs } from './docs/setup-docs';
@@ -25,6 +26,7 @@ export async function createApp(config: AppConfig & { DATABASE_URL: string }): P
   app.use(requestIdMiddleware);
   app.use(httpMetricsMiddleware(app.get(MetricsService)));
   app.use(app.get(IpRateLimitMiddleware).handle); // per-IP limit: before routing and authentication
+  app.use(brokenPathEncodingMiddleware); // refused later, after the key and the organization limit
   setupDocs(app);
   return app;
 }

@@ -6,6 +6,7 @@ import { AuthModule } from './auth/auth.module';
 import { ContactsModule } from './contacts/contacts.module';
 import { CustomFieldsModule } from './custom-fields/custom-fields.module';
 import { loggerParams } from './common/logging';
+import { BrokenPathEncodingGuard } from './common/path-encoding';
 import { APP_CONFIG, type AppConfig } from './config/app-config';
 import { DatabaseModule } from './database/database.module';
 import { DomainErrorFilter } from './errors/domain-error.filter';
@@ -44,6 +45,7 @@ export class AppModule {
         { provide: APP_CONFIG, useValue: config },
         { provide: APP_GUARD, useExisting: ApiKeyGuard },
         { provide: APP_GUARD, useExisting: OrgRateLimitGuard }, // right after the key: it needs the caller
+        { provide: APP_GUARD, useClass: BrokenPathEncodingGuard }, // path checks come after both limits
         { provide: APP_INTERCEPTOR, useClass: JsonBodyInterceptor },
         { provide: APP_FILTER, useClass: DomainErrorFilter },
       ],

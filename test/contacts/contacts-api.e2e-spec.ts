@@ -300,6 +300,18 @@ describe('contacts API', () => {
       expect(res.body).toEqual({ request_id: res.headers['x-request-id'], error: { code: 'INVALID_REQUEST', message: expect.any(String) } });
     });
 
+    it('checks the path encoding after the API key and the organization limit (it counts and carries the headers)', async () => {
+      const c = await setUpCaller(t);
+      for (const path of ['/api/v2/contacts/%ZZ', '/api/v2/requests/%E0%A4%A']) {
+        const anonymous = await t.http().get(path);
+        expect([anonymous.status, anonymous.body.error?.code, anonymous.headers['www-authenticate']]).toEqual([401, 'INVALID_API_KEY', 'Bearer']);
+        const before = Number((await c.getPath('/api/v2/lists')).headers['x-ratelimit-remaining']);
+        const res = await c.getPath(path);
+        expect([res.status, res.body.error?.code]).toEqual([400, 'INVALID_REQUEST']);
+        expect(Number(res.headers['x-ratelimit-remaining'])).toBe(before - 1);
+      }
+    });
+
     it('GET /contacts/batch is an unknown route (404 NOT_FOUND), with or without a key', async () => {
       const c = await setUpCaller(t);
       for (const res of [await c.getPath('/api/v2/contacts/batch'), await t.http().get('/api/v2/contacts/batch')]) {
