@@ -56,20 +56,14 @@ export async function readJsonBody(req: Request): Promise<void> {
   }
 }
 
-/** `application/json`, case-insensitive, with at most a UTF-8 charset among its parameters. */
+/**
+ * `application/json`, case-insensitive, with any charset parameter (contract section 1): the
+ * parameter is not trusted either way; the body itself must be UTF-8, which is checked on its bytes.
+ */
 function checkMediaType(header: string | undefined): void {
-  const [type, ...params] = (header ?? '').split(';');
+  const [type] = (header ?? '').split(';');
   if (type.trim().toLowerCase() !== 'application/json') {
     throw invalidRequest('Content-Type must be application/json');
-  }
-  for (const param of params) {
-    const eq = param.indexOf('=');
-    const name = param.slice(0, eq === -1 ? undefined : eq).trim().toLowerCase();
-    if (name !== 'charset') continue;
-    const value = param.slice(eq + 1).trim().replace(/^"(.*)"$/, '$1').toLowerCase();
-    if (value !== 'utf-8' && value !== 'utf8') {
-      throw invalidRequest('Request body must be UTF-8 (charset=utf-8)');
-    }
   }
 }
 
