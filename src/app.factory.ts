@@ -1,3 +1,4 @@
+import type { Server } from 'node:http';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { Logger } from 'nestjs-pino';
@@ -6,6 +7,7 @@ import { brokenPathEncodingMiddleware } from './common/path-encoding';
 import { requestIdMiddleware } from './common/request-id';
 import type { AppConfig } from './config/app-config';
 import { setupDocs } from './docs/setup-docs';
+import { answerClientError } from './errors/client-error';
 import { httpMetricsMiddleware } from './metrics/http-metrics.middleware';
 import { MetricsService } from './metrics/metrics.service';
 import { IpRateLimitMiddleware } from './rate-limit/ip-rate-limit.middleware';
@@ -28,5 +30,11 @@ export async function createApp(config: AppConfig & { DATABASE_URL: string }): P
   app.use(app.get(IpRateLimitMiddleware).handle); // per-IP limit: before routing and authentication
   app.use(brokenPathEncodingMiddleware); // refused later, after the key and the organization limit
   setupDocs(app);
+
+  const server = app.getHttpServer();
+  server.on('clientError', answerClientError);
+  // No automatic "100 Continue": a client that waits for it is told to send its body only when
+  // the body is about to be read, after the key and the limits (JsonBodyInterceptor).
+  server.on('checkContinue', (req, res) => server.emit('request', req, res));
   return app;
 }

@@ -39,6 +39,8 @@ export async function readJsonBody(req: Request): Promise<void> {
   if (Number.isFinite(declared) && declared > BODY_LIMIT_BYTES) throw tooLarge();
   checkMediaType(req.headers['content-type']);
   const decoded = decodedStream(req);
+  // Everything that needs only headers has passed: now a client waiting for it may send the body.
+  if (/100-continue/i.test(req.headers.expect ?? '')) req.res?.writeContinue();
 
   const body = await readLimited(req, decoded);
   if (body === 'too-large') throw tooLarge();
