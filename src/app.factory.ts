@@ -31,7 +31,7 @@ export async function createApp(config: AppConfig & { DATABASE_URL: string }): P
   app.use(brokenPathEncodingMiddleware); // refused later, after the key and the organization limit
   setupDocs(app);
 
-  const server = app.getHttpServer();
+  const server: Server = app.getHttpServer();
   server.on('clientError', answerClientError);
   // No automatic "100 Continue": a client that waits for it is told to send its body only when
   // the body is about to be read, after the key and the limits (JsonBodyInterceptor).
