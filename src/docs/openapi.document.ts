@@ -446,7 +446,7 @@ const getContact: OperationObject = {
   ],
   responses: {
     '200': response('The contact', 'ContactResponse', true),
-    '400': response('Broken percent-encoding in the path (INVALID_REQUEST)', 'Error400', false),
+    '400': response('Broken percent-encoding in the path (INVALID_REQUEST), checked after the key and the limits', 'Error400', true),
     '404': response('CONTACT_NOT_FOUND: no such contact in this organization, or not a valid email', 'Error404', true),
     ...commonErrors,
   },
@@ -460,6 +460,7 @@ const getStoredResponse: OperationObject = {
   parameters: [{ name: 'request_id', in: 'path', required: true, schema: { type: 'string' } }],
   responses: {
     '200': response('The original answer', 'StoredResponse', true),
+    '400': response('Broken percent-encoding in the path (INVALID_REQUEST), checked after the key and the limits', 'Error400', true),
     '404': response('REQUEST_NOT_FOUND: unknown, expired or another organization’s id', 'Error404', true),
     ...commonErrors,
   },

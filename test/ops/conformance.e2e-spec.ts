@@ -238,6 +238,7 @@ describe('OpenAPI conformance of real responses', () => {
         original: { request_id: created.body.request_id, status: 201, body: created.body },
       });
       conforms(await get('/api/v2/requests/00000000-0000-4000-8000-000000000000'), 'GET', R, 404, { error: { code: 'REQUEST_NOT_FOUND' } });
+      conforms(await get('/api/v2/requests/%E0%A4%A'), 'GET', R, 400, { error: { code: 'INVALID_REQUEST' } });
     });
 
     it('unknown route (404 NOT_FOUND) matches the document’s Error404 body, with and without a key', async () => {

@@ -76,7 +76,7 @@ describe('API documentation', () => {
     expect(statuses('/api/v2/contacts', 'post')).toEqual(['200', '201', '400', '401', '409', '413', '429', '500']);
     expect(statuses('/api/v2/contacts/batch', 'post')).toEqual(['200', '400', '401', '413', '429', '500']);
     expect(statuses('/api/v2/contacts/{email}', 'get')).toEqual(['200', '400', '401', '404', '429', '500']);
-    expect(statuses('/api/v2/requests/{request_id}', 'get')).toEqual(['200', '401', '404', '429', '500']);
+    expect(statuses('/api/v2/requests/{request_id}', 'get')).toEqual(['200', '400', '401', '404', '429', '500']);
     expect(statuses('/api/v2/lists', 'get')).toEqual(['200', '401', '429', '500']);
     expect(statuses('/api/v2/fields', 'get')).toEqual(['200', '401', '429', '500']);
     expect(statuses('/health/ready', 'get')).toEqual(['200', '503']);
