@@ -2,6 +2,7 @@ import type { ContactInput } from '../../src/contacts/contact-input.shape';
 import { ContactsPipelineService } from '../../src/contacts/contacts-pipeline.service';
 import { createTestApp, type TestApp } from '../utils/test-app';
 import { contactCount, membershipCount, setUpCaller } from './contacts-helpers';
+import { refuseInsertsWhere } from '../utils/refuse-inserts';
 
 const emails = (prefix: string, n: number) => Array.from({ length: n }, (_, i) => `${prefix}${i}@example.com`);
 
@@ -76,26 +77,12 @@ describe('contacts pipeline: set-based and atomic', () => {
   describe('when the database fails during the writes', () => {
     beforeAll(async () => {
       // Real failures inside the transaction, raised by PostgreSQL itself.
-      // One function per table: plpgsql cannot name a column the other table's row lacks.
-      await t.prisma.$executeRawUnsafe(`
-        CREATE FUNCTION refuse_poison_contact() RETURNS trigger LANGUAGE plpgsql AS $$
-        BEGIN
-          IF NEW.email LIKE 'poison%' THEN RAISE EXCEPTION 'poisoned contact'; END IF;
-          RETURN NEW;
-        END $$`);
-      await t.prisma.$executeRawUnsafe(`
-        CREATE FUNCTION refuse_poison_membership() RETURNS trigger LANGUAGE plpgsql AS $$
-        BEGIN
-          IF EXISTS (SELECT 1 FROM lists WHERE id = NEW.list_id AND name = 'Poison') THEN
-            RAISE EXCEPTION 'poisoned membership';
-          END IF;
-          RETURN NEW;
-        END $$`);
-      await t.prisma.$executeRawUnsafe(
-        'CREATE TRIGGER refuse_poison_contact BEFORE INSERT ON contacts FOR EACH ROW EXECUTE FUNCTION refuse_poison_contact()',
-      );
-      await t.prisma.$executeRawUnsafe(
-        'CREATE TRIGGER refuse_poison_membership BEFORE INSERT ON list_memberships FOR EACH ROW EXECUTE FUNCTION refuse_poison_membership()',
+      await refuseInsertsWhere(t.prisma, 'refuse_poison_contact', 'contacts', "NEW.email LIKE 'poison%'");
+      await refuseInsertsWhere(
+        t.prisma,
+        'refuse_poison_membership',
+        'list_memberships',
+        "EXISTS (SELECT 1 FROM lists WHERE id = NEW.list_id AND name = 'Poison')",
       );
     });
 

@@ -3,6 +3,7 @@ import { StoredResponsesSweeper } from '../../src/requests/stored-responses.swee
 import { contactCount, setUpCaller } from '../contacts/contacts-helpers';
 import { createList, suppress } from '../utils/fixtures';
 import { createTestApp, type TestApp } from '../utils/test-app';
+import { refuseInsertsWhere } from '../utils/refuse-inserts';
 
 const HOUR = 60 * 60 * 1000;
 
@@ -221,24 +222,8 @@ describe('GET /api/v2/requests/{request_id} (lost responses)', () => {
   describe('same transaction as the contacts', () => {
     beforeAll(async () => {
       // Real failures raised by PostgreSQL inside the transaction.
-      await t.prisma.$executeRawUnsafe(`
-        CREATE FUNCTION refuse_poison_contact_rs() RETURNS trigger LANGUAGE plpgsql AS $$
-        BEGIN
-          IF NEW.email LIKE 'poison%' THEN RAISE EXCEPTION 'poisoned contact'; END IF;
-          RETURN NEW;
-        END $$`);
-      await t.prisma.$executeRawUnsafe(
-        'CREATE TRIGGER refuse_poison_contact_rs BEFORE INSERT ON contacts FOR EACH ROW EXECUTE FUNCTION refuse_poison_contact_rs()',
-      );
-      await t.prisma.$executeRawUnsafe(`
-        CREATE FUNCTION refuse_stored_response() RETURNS trigger LANGUAGE plpgsql AS $$
-        BEGIN
-          IF NEW.body::text LIKE '%unstorable%' THEN RAISE EXCEPTION 'cannot store'; END IF;
-          RETURN NEW;
-        END $$`);
-      await t.prisma.$executeRawUnsafe(
-        'CREATE TRIGGER refuse_stored_response BEFORE INSERT ON stored_responses FOR EACH ROW EXECUTE FUNCTION refuse_stored_response()',
-      );
+      await refuseInsertsWhere(t.prisma, 'refuse_poison_contact_rs', 'contacts', "NEW.email LIKE 'poison%'");
+      await refuseInsertsWhere(t.prisma, 'refuse_stored_response', 'stored_responses', "NEW.body::text LIKE '%unstorable%'");
     });
 
     it('a batch whose contact write fails answers 500 and stores nothing', async () => {
