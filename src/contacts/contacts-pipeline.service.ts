@@ -1,7 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import type { DatabaseClient } from '../custom-fields/custom-fields.repository';
-import { PrismaService } from '../database/prisma.service';
+import { type DatabaseClient, PrismaService } from '../database/prisma.service';
 import { MetricsService } from '../metrics/metrics.service';
 import type { ContactInput } from './contact-input.shape';
 import type { ContactResult } from './contact-results';

@@ -1,12 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { isStorableText } from '../common/storable-text';
-import { PrismaService } from '../database/prisma.service';
+import { type DatabaseClient, PrismaService } from '../database/prisma.service';
 import { Prisma } from '../generated/prisma/client';
-import {
-  type CustomFieldDefinitionRow,
-  type DatabaseClient,
-  toCustomFieldDefinition,
-} from '../custom-fields/custom-fields.repository';
+import { type CustomFieldDefinitionRow, toCustomFieldDefinition } from '../custom-fields/custom-fields.repository';
 import { STANDARD_FIELD_KEYS } from '../custom-fields/field-definitions';
 import type { CustomValues, ExistingContact, RuleContext, StandardValues, SuppressionReason } from './contact-rules';
 

@@ -1,9 +1,12 @@
 import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import { PrismaPg } from '@prisma/adapter-pg';
 import { Pool } from 'pg';
-import { PrismaClient } from '../generated/prisma/client';
+import { type Prisma, PrismaClient } from '../generated/prisma/client';
 
 export const DATABASE_URL = Symbol('DATABASE_URL');
+
+/** The app's client or the client of an open transaction, for repositories that serve both. */
+export type DatabaseClient = Prisma.TransactionClient;
 
 /**
  * The Prisma client of the app, on the pg driver adapter (no Rust engine at run time). It owns

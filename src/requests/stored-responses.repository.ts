@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { DatabaseClient } from '../custom-fields/custom-fields.repository';
-import { PrismaService } from '../database/prisma.service';
+import { type DatabaseClient, PrismaService } from '../database/prisma.service';
 
 /** How long an answer can be read back (contract section 11, "Lost responses"). */
 export const STORED_RESPONSE_TTL_HOURS = 24;
