@@ -3,11 +3,14 @@ import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { Logger } from 'nestjs-pino';
 import { AppModule } from './app.module';
+import { flagUnmetExpectation } from './common/expectation';
 import { brokenPathEncodingMiddleware } from './common/path-encoding';
 import { requestIdMiddleware } from './common/request-id';
+import { securityHeadersMiddleware } from './common/security-headers';
 import type { AppConfig } from './config/app-config';
 import { setupDocs } from './docs/setup-docs';
 import { answerClientError } from './errors/client-error';
+import { trackConnections } from './health/graceful-shutdown';
 import { httpMetricsMiddleware } from './metrics/http-metrics.middleware';
 import { MetricsService } from './metrics/metrics.service';
 import { IpRateLimitMiddleware } from './rate-limit/ip-rate-limit.middleware';
@@ -26,6 +29,7 @@ export async function createApp(config: AppConfig & { DATABASE_URL: string }): P
   app.set('etag', false);
   app.disable('x-powered-by');
   app.use(requestIdMiddleware);
+  app.use(securityHeadersMiddleware);
   app.use(httpMetricsMiddleware(app.get(MetricsService)));
   app.use(app.get(IpRateLimitMiddleware).handle); // per-IP limit: before routing and authentication
   app.use(brokenPathEncodingMiddleware); // refused later, after the key and the organization limit
@@ -36,5 +40,18 @@ export async function createApp(config: AppConfig & { DATABASE_URL: string }): P
   // No automatic "100 Continue": a client that waits for it is told to send its body only when
   // the body is about to be read, after the key and the limits (JsonBodyInterceptor).
   server.on('checkContinue', (req, res) => server.emit('request', req, res));
+  // Any other expectation: not Node's bare 417 but the contract's answer (UnmetExpectationGuard).
+  server.on('checkExpectation', (req, res) => {
+    flagUnmetExpectation(req);
+    server.emit('request', req, res);
+  });
+  // Headers not received in time: 408 REQUEST_TIMEOUT (answerClientError), checked every
+  // second rather than Node's 30 s. The body has its own timeout in JsonBodyInterceptor; the
+  // request timeout is a backstop for bodies nobody reads.
+  server.headersTimeout = config.HEADERS_TIMEOUT_MS;
+  server.requestTimeout = config.HEADERS_TIMEOUT_MS + config.BODY_TIMEOUT_MS;
+  // Read by Node when the server starts listening (an option of createServer, untyped as a property).
+  (server as Server & { connectionsCheckingInterval: number }).connectionsCheckingInterval = Math.min(1000, config.HEADERS_TIMEOUT_MS);
+  trackConnections(server); // SIGTERM drain (drainHttpServer)
   return app;
 }

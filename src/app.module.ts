@@ -5,6 +5,7 @@ import { ApiKeyGuard } from './auth/api-key.guard';
 import { AuthModule } from './auth/auth.module';
 import { ContactsModule } from './contacts/contacts.module';
 import { CustomFieldsModule } from './custom-fields/custom-fields.module';
+import { UnmetExpectationGuard } from './common/expectation';
 import { loggerParams } from './common/logging';
 import { BrokenPathEncodingGuard } from './common/path-encoding';
 import { APP_CONFIG, type AppConfig } from './config/app-config';
@@ -46,6 +47,7 @@ export class AppModule {
         { provide: APP_GUARD, useExisting: ApiKeyGuard },
         { provide: APP_GUARD, useExisting: OrgRateLimitGuard }, // right after the key: it needs the caller
         { provide: APP_GUARD, useClass: BrokenPathEncodingGuard }, // path checks come after both limits
+        { provide: APP_GUARD, useClass: UnmetExpectationGuard }, // so does an Expect other than 100-continue
         { provide: APP_INTERCEPTOR, useClass: JsonBodyInterceptor },
         { provide: APP_FILTER, useClass: DomainErrorFilter },
       ],

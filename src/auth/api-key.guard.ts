@@ -38,7 +38,16 @@ export class ApiKeyGuard implements CanActivate {
   }
 }
 
+/** How many times a header was sent: Node keeps only the first Authorization and joins X-API-Key. */
+function occurrences(req: Request, name: string): number {
+  let count = 0;
+  for (let i = 0; i < req.rawHeaders.length; i += 2) if (req.rawHeaders[i].toLowerCase() === name) count++;
+  return count;
+}
+
 function presentedKey(req: Request): string | undefined {
+  // Exactly one of each: two headers (even equal) are ambiguous about who is calling.
+  if (occurrences(req, 'authorization') > 1 || occurrences(req, 'x-api-key') > 1) return undefined;
   const authorization = req.headers.authorization;
   const bearer = authorization?.match(/^Bearer[ ]+(\S+)\s*$/i)?.[1];
   const headerKey = req.headers['x-api-key'];

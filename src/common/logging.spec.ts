@@ -15,3 +15,18 @@ describe('loggablePath', () => {
     expect(loggablePath('/api/v2/contacts/batch?dryRun=true&email=ada@example.com')).toBe('/api/v2/contacts/batch?[query]');
   });
 });
+
+describe('loggablePath whatever the route and letter case', () => {
+  it.each([
+    ['/API/V2/CONTACTS/a%40b.com', '/API/V2/CONTACTS/[email]'],
+    ['/api/v2/contact/x@y.com', '/api/v2/contact/[email]'],
+    ['/api/v2/contacts/x@y.com/extra', '/api/v2/contacts/[email]/extra'],
+    ['/anything/A%40B.COM', '/anything/[email]'],
+    ['/api/v2/Contacts/not-an-email', '/api/v2/Contacts/[email]'],
+    ['/api/v2/lists/csk_abcdef', '/api/v2/lists/[key]'],
+    ['/api/v2/lists/CSK%5Fabcdef', '/api/v2/lists/[key]'],
+    ['/API/V2/CONTACTS/BATCH', '/API/V2/CONTACTS/BATCH'],
+  ])('%s is logged as %s', (url, logged) => {
+    expect(loggablePath(url)).toBe(logged);
+  });
+});

@@ -1,17 +1,29 @@
 import type { Params } from 'nestjs-pino';
+import { API_KEY_PREFIX } from '../auth/api-key';
 import type { AppConfig } from '../config/app-config';
 
-/** Emails travel in the path of GET /contacts/{email}; they never reach logs at info level. */
-const EMAIL_IN_PATH = /(\/contacts\/)(?!batch(?:\/|$))[^/]+/;
+/** A path segment after /contacts/ (any letter case) is an email lookup, except "batch". */
+const CONTACTS_PARAM = /^contacts$/i;
 
 /**
  * The path as logged: no query string (a caller may wrongly send a key or an email there; keys
- * must never reach the logs) and the email of GET /contacts/{email} masked.
+ * must never reach the logs). Whatever the route (known or not) and letter case, a segment that
+ * holds an `@` (raw or percent-encoded) is masked as `[email]`, one that holds the key prefix as
+ * `[key]`, and the value after `/contacts/` as `[email]`.
  */
 export function loggablePath(url: string): string {
   const queryAt = url.indexOf('?');
   const path = queryAt === -1 ? url : url.slice(0, queryAt);
-  return path.replace(EMAIL_IN_PATH, '$1[email]') + (queryAt === -1 ? '' : '?[query]');
+  const segments = path.split('/');
+  const masked = segments.map((segment, i) => {
+    const lower = segment.toLowerCase();
+    if (lower.includes('@') || lower.includes('%40')) return '[email]';
+    if (lower.includes(API_KEY_PREFIX) || lower.includes(API_KEY_PREFIX.replace('_', '%5f'))) return '[key]';
+    const afterContacts = i > 0 && CONTACTS_PARAM.test(segments[i - 1]);
+    if (afterContacts && segment !== '' && lower !== 'batch') return '[email]';
+    return segment;
+  });
+  return masked.join('/') + (queryAt === -1 ? '' : '?[query]');
 }
 
 /**

@@ -44,6 +44,10 @@ const envSchema = z.object({
   EMBEDDED_PG_DIR: z.string().min(1).default('.data/postgres'),
   /** Longest time SIGTERM waits for in-flight requests before closing anyway. */
   SHUTDOWN_TIMEOUT_MS: positiveInt.default(10000),
+  /** Longest time to receive a request's line and headers; then 408 REQUEST_TIMEOUT, connection closed. */
+  HEADERS_TIMEOUT_MS: positiveInt.default(10000),
+  /** Longest time to receive a body once the server starts reading it; then 408, connection closed. */
+  BODY_TIMEOUT_MS: positiveInt.default(30000),
 });
 
 export type AppConfig = z.infer<typeof envSchema>;

@@ -8,6 +8,7 @@ export enum RequestErrorCode {
   REQUEST_NOT_FOUND = 'REQUEST_NOT_FOUND',
   PAYLOAD_TOO_LARGE = 'PAYLOAD_TOO_LARGE',
   RATE_LIMIT_EXCEEDED = 'RATE_LIMIT_EXCEEDED',
+  REQUEST_TIMEOUT = 'REQUEST_TIMEOUT',
   INTERNAL_ERROR = 'INTERNAL_ERROR',
 }
 
@@ -31,6 +32,8 @@ export function httpStatusOf(code: RequestErrorCode): number {
       return 413;
     case RequestErrorCode.RATE_LIMIT_EXCEEDED:
       return 429;
+    case RequestErrorCode.REQUEST_TIMEOUT:
+      return 408;
     case RequestErrorCode.INTERNAL_ERROR:
       return 500;
     default:

@@ -1,19 +1,63 @@
-import type { Server } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
+
+interface Tracked {
+  /** Sockets with no request being answered: idle keep-alive, bare TCP, half-sent headers. */
+  sockets: Map<Socket, Set<ServerResponse>>;
+  draining: boolean;
+}
+
+const tracked = new WeakMap<Server, Tracked>();
+
+/**
+ * Follows every connection of the server and the requests being answered on it, so that a drain
+ * can tell a connection carrying a request from one that carries none. Call before `listen`.
+ */
+export function trackConnections(server: Server): void {
+  const state: Tracked = { sockets: new Map(), draining: false };
+  tracked.set(server, state);
+  server.on('connection', (socket: Socket) => {
+    state.sockets.set(socket, new Set());
+    socket.once('close', () => state.sockets.delete(socket));
+    // Headers still coming when the drain starts: no request yet, the socket is closed then.
+  });
+  // Also emitted for requests re-emitted from 'checkContinue' / 'checkExpectation'.
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    const socket = req.socket;
+    const active = state.sockets.get(socket);
+    if (!active) return;
+    active.add(res);
+    if (state.draining) res.shouldKeepAlive = false; // a request arriving during the drain: answered, then closed
+    res.once('close', () => {
+      active.delete(res);
+      if (state.draining && active.size === 0) socket.destroySoon();
+    });
+  });
+}
 
 /**
  * Contract section 10, SIGTERM: stop accepting, finish in-flight requests, then close the database.
- * Nest's `app.close()` runs the modules' destroy hooks (PrismaService disconnects) BEFORE it closes
- * the HTTP server, so a request still being read or processed would fail with 500. main.ts
- * therefore drains the HTTP server with this first, and only then calls `app.close()`.
+ * Connections carrying no request (idle keep-alive, a bare TCP connection, headers only half sent)
+ * are closed at once; requests being answered finish, their answers carry `Connection: close`, and
+ * their connection is closed right after. Nest's `app.close()` runs the modules' destroy hooks
+ * (PrismaService disconnects) BEFORE it closes the HTTP server, so main.ts drains with this first,
+ * and only then calls `app.close()`.
  */
 export async function drainHttpServer(server: Server): Promise<void> {
   if (!server.listening) return;
-  // server.close() closes the sockets idle at that moment only; a keep-alive socket whose request
-  // finishes later would otherwise stay open until its keep-alive timeout.
-  const sweep = setInterval(() => server.closeIdleConnections(), 50);
-  try {
-    await new Promise<void>((resolve) => server.close(() => resolve()));
-  } finally {
-    clearInterval(sweep);
+  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+  const state = tracked.get(server);
+  if (state) {
+    state.draining = true;
+    for (const [socket, active] of state.sockets) {
+      if (active.size === 0) {
+        socket.destroy();
+        continue;
+      }
+      for (const res of active) if (!res.headersSent) res.shouldKeepAlive = false;
+    }
+  } else {
+    server.closeIdleConnections();
   }
+  await closed;
 }

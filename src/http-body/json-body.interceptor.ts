@@ -1,9 +1,10 @@
-import { CallHandler, ExecutionContext, Injectable, NestInterceptor } from '@nestjs/common';
+import { CallHandler, ExecutionContext, Inject, Injectable, NestInterceptor } from '@nestjs/common';
 import type { Request } from 'express';
 import { TextDecoder } from 'node:util';
 import zlib from 'node:zlib';
 import type { Readable, Transform } from 'node:stream';
 import { from, Observable, switchMap } from 'rxjs';
+import { APP_CONFIG, type AppConfig } from '../config/app-config';
 import { DomainError, invalidRequest } from '../errors/domain-error';
 import { RequestErrorCode } from '../errors/error-codes';
 
@@ -16,11 +17,13 @@ export const BODY_LIMIT_BYTES = 1_048_576;
  */
 @Injectable()
 export class JsonBodyInterceptor implements NestInterceptor {
+  constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {}
+
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
     const http = context.switchToHttp();
     const req = http.getRequest<Request>();
     if (req.method !== 'POST') return next.handle();
-    return from(readJsonBody(req)).pipe(switchMap(() => next.handle()));
+    return from(readJsonBody(req, this.config.BODY_TIMEOUT_MS)).pipe(switchMap(() => next.handle()));
   }
 }
 
@@ -33,8 +36,10 @@ export class JsonBodyInterceptor implements NestInterceptor {
  * never read; a chunked body of a wrong media type is therefore 400 whatever its size.
  * Our own reader, not body-parser: on any error body-parser reads the whole remaining request
  * before answering, which would make a 413 wait for (and read) an arbitrarily large body.
+ * A body not received within `timeoutMs` of the start of reading is 408 REQUEST_TIMEOUT (a body
+ * trickled byte by byte would otherwise hold the connection for Node's 300 s request timeout).
  */
-export async function readJsonBody(req: Request): Promise<void> {
+export async function readJsonBody(req: Request, timeoutMs: number): Promise<void> {
   const declared = Number(req.headers['content-length']);
   if (Number.isFinite(declared) && declared > BODY_LIMIT_BYTES) throw tooLarge();
   checkMediaType(req.headers['content-type']);
@@ -42,7 +47,7 @@ export async function readJsonBody(req: Request): Promise<void> {
   // Everything that needs only headers has passed: now a client waiting for it may send the body.
   if (/100-continue/i.test(req.headers.expect ?? '')) req.res?.writeContinue();
 
-  const body = await readLimited(req, decoded);
+  const body = await readLimited(req, decoded, timeoutMs);
   if (body === 'too-large') throw tooLarge();
   if (body.length === 0) throw invalidRequest('Request body is empty: a JSON document is required');
   let text: string;
@@ -92,14 +97,19 @@ function decodedStream(req: Request): Readable {
  * Collects the decoded body, stopping as soon as it passes the limit: the decompressor is
  * destroyed and the request no longer read (the answer then closes the connection).
  */
-function readLimited(req: Request, stream: Readable): Promise<Buffer | 'too-large'> {
+function readLimited(req: Request, stream: Readable, timeoutMs: number): Promise<Buffer | 'too-large'> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
     let settled = false;
+    const timer = setTimeout(() => {
+      req.pause();
+      finish(new DomainError(RequestErrorCode.REQUEST_TIMEOUT, `Request body was not received within ${timeoutMs} ms`));
+    }, timeoutMs);
     const finish = (outcome: Buffer | 'too-large' | DomainError) => {
       if (settled) return;
       settled = true;
+      clearTimeout(timer);
       stream.off('data', onData);
       if (stream !== req) {
         req.unpipe(stream as Transform); // a decompressor (the only other stream)
