@@ -1,11 +1,9 @@
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
-import { connect, type Socket } from 'node:net';
-import path from 'node:path';
+import { execFileSync } from 'node:child_process';
+import { connect } from 'node:net';
 import { Client } from 'pg';
-import { generateApiKey } from '../../src/auth/api-key';
 import { createTestDatabase, type TestDatabase } from '../utils/test-database';
 import { freePort } from '../utils/net';
+import { ROOT, accepts, readAll, seed, startService, waitUntil, type Started } from '../utils/service-process';
 
 /**
  * The production process (`node dist/main.js`, contract section 12): SIGTERM stops accepting,
@@ -13,80 +11,6 @@ import { freePort } from '../utils/net';
  * stops the start with one line naming the variable.
  */
 jest.setTimeout(120_000);
-
-const ROOT = path.resolve(__dirname, '..', '..');
-
-/** An organization, an API key and a list, written with plain SQL (the service's own tables). */
-async function seed(url: string): Promise<{ key: string; listId: string }> {
-  const client = new Client({ connectionString: url });
-  await client.connect();
-  try {
-    const orgId = randomUUID();
-    const listId = randomUUID();
-    const { key, prefix, keyHash } = generateApiKey();
-    await client.query('INSERT INTO organizations (id, name) VALUES ($1, $2)', [orgId, 'Shutdown org']);
-    await client.query('INSERT INTO api_keys (id, organization_id, prefix, key_hash) VALUES ($1, $2, $3, $4)', [randomUUID(), orgId, prefix, keyHash]);
-    await client.query('INSERT INTO lists (id, organization_id, name) VALUES ($1, $2, $3)', [listId, orgId, 'News']);
-    return { key, listId };
-  } finally {
-    await client.end();
-  }
-}
-
-interface Started {
-  child: ChildProcess;
-  output: () => string;
-  exit: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-}
-
-function startService(env: Record<string, string>): Started {
-  const child = spawn(process.execPath, ['dist/main.js'], {
-    cwd: ROOT,
-    env: { ...process.env, LOG_LEVEL: 'info', MIGRATE_ON_START: 'false', HOST: '127.0.0.1', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  child.stdout.on('data', (c: Buffer) => (output += c.toString()));
-  child.stderr.on('data', (c: Buffer) => (output += c.toString()));
-  const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-    child.on('exit', (code, signal) => resolve({ code, signal })),
-  );
-  return { child, output: () => output, exit };
-}
-
-async function waitUntil(what: string, check: () => Promise<boolean> | boolean, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (await check()) return;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`Timed out waiting until ${what}`);
-}
-
-/** Whether a new TCP connection to the port is accepted right now. */
-function accepts(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect(port, '127.0.0.1');
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
-  });
-}
-
-/** Everything the server sends on a socket until it closes it, or until the timeout. */
-function readAll(socket: Socket, timeoutMs: number): Promise<string> {
-  return new Promise((resolve) => {
-    let data = '';
-    const timer = setTimeout(() => resolve(data), timeoutMs);
-    socket.on('data', (c: Buffer) => (data += c.toString()));
-    socket.on('close', () => {
-      clearTimeout(timer);
-      resolve(data);
-    });
-  });
-}
 
 describe('process lifecycle (node dist/main.js)', () => {
   let database: TestDatabase;
@@ -148,6 +72,71 @@ describe('process lifecycle (node dist/main.js)', () => {
     const rows = await client.query('SELECT email FROM contacts WHERE email = $1', ['slow.sender@example.com']);
     await client.end();
     expect(rows.rowCount).toBe(1);
+  });
+
+  it('SIGTERM with idle keep-alive, bare TCP and half-sent-header connections: those close at once, requests in flight finish with Connection: close, exit 0', async () => {
+    const { key, listId } = await seed(database.url);
+    const port = await freePort();
+    started = startService({ DATABASE_URL: database.url, PORT: String(port), SHUTDOWN_TIMEOUT_MS: '20000' });
+    const service = started;
+    await waitUntil('the service listens', () => service.output().includes('listening') && accepts(port));
+    const open = async () => {
+      const socket = connect(port, '127.0.0.1');
+      await new Promise((resolve) => socket.once('connect', resolve));
+      return socket;
+    };
+    const closedWithin = (socket: ReturnType<typeof connect>) =>
+      new Promise<number>((resolve) => {
+        if (socket.destroyed) return resolve(0);
+        const t0 = Date.now();
+        socket.once('close', () => resolve(Date.now() - t0));
+      });
+
+    // An idle keep-alive connection: one answered request, then silence.
+    const idle = await open();
+    const firstAnswer = readAll(idle, 1500);
+    idle.write(`GET /api/v2/lists HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\n\r\n`);
+    expect(await firstAnswer).toMatch(/^HTTP\/1\.1 200 /);
+    const bare = await open(); // connected, never sends a byte
+    const halfHeaders = await open();
+    halfHeaders.write('POST /api/v2/contacts HTTP/1.1\r\nHost: x\r\nContent-Type: appl');
+
+    // Three requests in flight: headers and half of the body sent.
+    const bodies = [0, 1, 2].map((i) => JSON.stringify({ email: `in.flight.${i}@example.com`, listIds: [listId] }));
+    const inFlight = await Promise.all(bodies.map(() => open()));
+    const answers = inFlight.map((socket) => readAll(socket, 20_000));
+    inFlight.forEach((socket, i) =>
+      socket.write(
+        `POST /api/v2/contacts HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nAuthorization: Bearer ${key}\r\n` +
+          `Content-Length: ${Buffer.byteLength(bodies[i])}\r\n\r\n` + bodies[i].slice(0, 10),
+      ),
+    );
+    await new Promise((r) => setTimeout(r, 500)); // the server has read the headers of all three
+
+    const idleClosed = [idle, bare, halfHeaders].map(closedWithin);
+    service.child.kill('SIGTERM');
+    const closedAfter = await Promise.all(idleClosed);
+    // "At once": well before any timeout (a loaded machine gets generous slack).
+    for (const ms of closedAfter) expect(ms).toBeLessThan(3000);
+    expect(service.child.exitCode).toBeNull(); // the requests in flight hold the drain
+
+    inFlight.forEach((socket, i) => socket.write(bodies[i].slice(10)));
+    const raw = await Promise.all(answers);
+    const sentAt = Date.now();
+    raw.forEach((answer, i) => {
+      const [head, payload] = answer.split('\r\n\r\n');
+      expect(head).toMatch(/^HTTP\/1\.1 201 /);
+      expect(head).toMatch(/^Connection: close/im);
+      expect(JSON.parse(payload)).toMatchObject({ email: `in.flight.${i}@example.com`, status: 'created' });
+    });
+    expect(await service.exit).toEqual({ code: 0, signal: null });
+    expect(Date.now() - sentAt).toBeLessThan(5_000);
+
+    const client = new Client({ connectionString: database.url });
+    await client.connect();
+    const rows = await client.query("SELECT count(*)::int AS n FROM contacts WHERE email LIKE 'in.flight.%'");
+    await client.end();
+    expect(rows.rows[0].n).toBe(3);
   });
 
   it('SIGTERM with no request in flight exits 0 promptly', async () => {
