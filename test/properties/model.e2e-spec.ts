@@ -1,6 +1,5 @@
 import fc from 'fast-check';
 import { executeAdminCommand } from '../../src/admin/admin.commands';
-import type { PrismaClient } from '../../src/generated/prisma/client';
 import { bootApp, Org, type Reason } from '../contract/helpers';
 
 /**
@@ -175,7 +174,7 @@ async function runSequence(ops: Op[]): Promise<void> {
   for (const op of ops) {
     steps += 1;
     if (op.kind === 'suppress') {
-      await executeAdminCommand(t.prisma as unknown as PrismaClient, { command: 'suppress', org: org.id, email: op.email, reason: op.reason });
+      await executeAdminCommand(t.prisma, { command: 'suppress', org: org.id, email: op.email, reason: op.reason });
       model.suppressed.set(op.email, op.reason);
     } else if (op.kind === 'single') {
       const input = withIds(op.input, ids);
