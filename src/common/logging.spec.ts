@@ -1,4 +1,4 @@
-import { loggablePath } from './logging';
+import { loggablePath, maskSecrets } from './logging';
 
 describe('loggablePath', () => {
   it('masks the email of GET /contacts/{email}', () => {
@@ -28,5 +28,27 @@ describe('loggablePath whatever the route and letter case', () => {
     ['/API/V2/CONTACTS/BATCH', '/API/V2/CONTACTS/BATCH'],
   ])('%s is logged as %s', (url, logged) => {
     expect(loggablePath(url)).toBe(logged);
+  });
+});
+
+describe('maskSecrets (every log line)', () => {
+  it('masks emails and keys in free text, such as a database error detail', () => {
+    const line = JSON.stringify({
+      err: { detail: 'Key (organization_id, email)=(0b5e, Ada.Lovelace+x@Example.COM) already exists.' },
+      msg: 'key csk_AbC-123_xyz rejected for bob%40example.com',
+    });
+    const masked = maskSecrets(line);
+    expect(masked).not.toMatch(/lovelace|example\.com|csk_abc|bob/i);
+    expect(masked).toContain('[email]');
+    expect(masked).toContain('[key]');
+    expect(JSON.parse(masked)).toEqual({
+      err: { detail: 'Key (organization_id, email)=(0b5e, [email]) already exists.' },
+      msg: 'key [key] rejected for [email]',
+    });
+  });
+
+  it('leaves ordinary lines alone', () => {
+    const line = '{"level":30,"req":{"id":"1","method":"GET","path":"/api/v2/lists"},"msg":"request completed"}';
+    expect(maskSecrets(line)).toBe(line);
   });
 });

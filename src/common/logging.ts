@@ -26,6 +26,19 @@ export function loggablePath(url: string): string {
   return masked.join('/') + (queryAt === -1 ? '' : '?[query]');
 }
 
+/** Anything shaped like an email (raw or with a percent-encoded `@`) or an API key. */
+const EMAIL_LIKE = /[^\s"'<>()\[\]\\/@,;:]+(?:@|%40)[A-Za-z0-9.-]+/gi;
+const KEY_LIKE = new RegExp(`${API_KEY_PREFIX}[A-Za-z0-9_-]+`, 'gi');
+
+/**
+ * Last line of defence, applied to every serialized log line: free text (an error's message or
+ * a database error's detail, e.g. "Key (organization_id, email)=(..., ada@example.com)") can
+ * carry an email or a key that no serializer knows about.
+ */
+export function maskSecrets(line: string): string {
+  return line.replace(KEY_LIKE, '[key]').replace(EMAIL_LIKE, '[email]');
+}
+
 /**
  * Structured JSON logs (pino) with the request id on every line. Keys and bodies are never
  * logged: the request serializer keeps method, a path with emails masked, and the request id.
@@ -45,6 +58,7 @@ export function loggerParams(config: AppConfig): Params {
         res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
       },
       autoLogging: { ignore: (req) => req.url === '/health/live' || req.url === '/metrics' },
+      hooks: { streamWrite: maskSecrets },
     },
   };
 }
