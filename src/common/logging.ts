@@ -27,7 +27,7 @@ export function loggablePath(url: string): string {
 }
 
 /** Anything shaped like an email (raw or with a percent-encoded `@`) or an API key. */
-const EMAIL_LIKE = /[^\s"'<>()\[\]\\/@,;:]+(?:@|%40)[A-Za-z0-9.-]+/gi;
+const EMAIL_LIKE = /[^\s"'<>()[\]\\/@,;:]+(?:@|%40)[A-Za-z0-9.-]+/gi;
 const KEY_LIKE = new RegExp(`${API_KEY_PREFIX}[A-Za-z0-9_-]+`, 'gi');
 
 /**
