@@ -9,7 +9,7 @@ import { requestIdMiddleware } from './common/request-id';
 import { securityHeadersMiddleware } from './common/security-headers';
 import type { AppConfig } from './config/app-config';
 import { setupDocs } from './docs/setup-docs';
-import { answerClientError } from './errors/client-error';
+import { answerClientError, answerConnect } from './errors/client-error';
 import { trackConnections } from './health/graceful-shutdown';
 import { httpMetricsMiddleware } from './metrics/http-metrics.middleware';
 import { MetricsService } from './metrics/metrics.service';
@@ -37,6 +37,7 @@ export async function createApp(config: AppConfig & { DATABASE_URL: string }): P
 
   const server: Server = app.getHttpServer();
   server.on('clientError', answerClientError);
+  server.on('connect', answerConnect); // otherwise closed by Node with no answer at all
   // No automatic "100 Continue": a client that waits for it is told to send its body only when
   // the body is about to be read, after the key and the limits (JsonBodyInterceptor).
   server.on('checkContinue', (req, res) => server.emit('request', req, res));

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { STATUS_CODES, type ServerResponse } from 'node:http';
+import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { RequestErrorBody } from './error-body';
 import { RequestErrorCode, httpStatusOf } from './error-codes';
@@ -28,6 +28,23 @@ export function answerClientError(error: Error & { code?: string }, socket: Dupl
     : error.code === 'HPE_HEADER_OVERFLOW'
       ? 'Request headers are too large'
       : 'Malformed HTTP request';
+  writeRequestError(socket, requestId, code, message);
+}
+
+/**
+ * `CONNECT` (a proxy's tunnel request) never reaches Express, and without a listener Node closes
+ * the connection with no answer at all: answered like any method no route has, 404 NOT_FOUND.
+ */
+export function answerConnect(_req: IncomingMessage, socket: Duplex): void {
+  if (!socket.writable) {
+    socket.destroy();
+    return;
+  }
+  writeRequestError(socket, randomUUID(), RequestErrorCode.NOT_FOUND, 'No route for CONNECT');
+}
+
+/** The contract's request-level error, written on the raw connection, which is then closed. */
+function writeRequestError(socket: Duplex, requestId: string, code: RequestErrorCode, message: string): void {
   const status = httpStatusOf(code);
   const body: RequestErrorBody = { request_id: requestId, error: { code, message } };
   const json = JSON.stringify(body);

@@ -108,6 +108,13 @@ describe('HTTP hygiene', () => {
       expect(answer.body).toEqual({ request_id: answer.requestId, error: { code: 'NOT_FOUND', message: expect.any(String) } });
     });
 
+    it('CONNECT (never routed by Express): 404 NOT_FOUND with X-Request-Id and the error body, not a silent close', async () => {
+      const { received } = await untilClosed(portOf(t), ['CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n'], 100, 5000);
+      const answer = parse(received);
+      expect(answer.status).toBe(404);
+      expect(answer.body).toEqual({ request_id: answer.requestId, error: { code: 'NOT_FOUND', message: expect.any(String) } });
+    });
+
     it('nothing is written for a POST refused for its Expect header', async () => {
       const email = `expect-${Date.now()}@example.com`;
       const body = JSON.stringify({ email, listIds: [listId] });
