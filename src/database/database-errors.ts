@@ -75,7 +75,12 @@ export function migrationFailureLine(message: string): string {
     .split('\n')
     .map((l) => l.trim())
     .filter((l) => l && !/^(prisma migrate deploy failed:|Prisma schema loaded|Datasource|Loaded Prisma config|warn|Environment variables)/i.test(l));
-  const error = lines.find((l) => /^Error:|P\d{4}|ERROR:|error:/.test(l)) ?? lines[0] ?? message;
-  const detail = lines.find((l) => /Database error|ERROR:|already exists|does not exist/.test(l) && l !== error);
-  return [error, detail].filter(Boolean).join(' ').replace(/\s+/g, ' ');
+  const at = lines.findIndex((l) => /^Error:|P\d{4}|ERROR:|error:/.test(l));
+  if (at === -1) return (lines[0] ?? message).replace(/\s+/g, ' ');
+  // "Error: P3005" alone says little: keep the sentence after it, and the database's own error.
+  const detail = lines.slice(at + 1).find((l) => /Database error|ERROR:|already exists|does not exist/.test(l));
+  return [lines[at], lines[at + 1], detail]
+    .filter((l, i, all) => l !== undefined && all.indexOf(l) === i)
+    .join(' ')
+    .replace(/\s+/g, ' ');
 }
