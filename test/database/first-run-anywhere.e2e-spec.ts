@@ -7,7 +7,6 @@ import { PROJECT_ROOT, startService, stopService, waitForStdout } from '../utils
 
 const isRoot = process.getuid?.() === 0;
 if (!isRoot) {
-  // eslint-disable-next-line no-console
   console.warn('Skipped test/database/first-run-anywhere: it needs root (PostgreSQL then runs as the postgres user)');
 }
 
