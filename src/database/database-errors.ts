@@ -78,7 +78,8 @@ export function migrationFailureLine(message: string): string {
   const at = lines.findIndex((l) => /^Error:|P\d{4}|ERROR:|error:/.test(l));
   if (at === -1) return (lines[0] ?? message).replace(/\s+/g, ' ');
   // "Error: P3005" alone says little: keep the sentence after it, and the database's own error.
-  const detail = lines.slice(at + 1).find((l) => /Database error|ERROR:|already exists|does not exist/.test(l));
+  const rest = lines.slice(at + 2);
+  const detail = rest.find((l) => /ERROR:/.test(l)) ?? rest.find((l) => /already exists|does not exist|Database error/.test(l));
   return [lines[at], lines[at + 1], detail]
     .filter((l, i, all) => l !== undefined && all.indexOf(l) === i)
     .join(' ')
