@@ -1,6 +1,6 @@
 // Prisma 6.19 with the WebAssembly schema engine (`engine: "js"`) and the pg driver adapter:
 // the whole toolchain (generate, migrate deploy, migrate diff, studio) runs offline this way.
-// See README, "Prisma version".
+// See README, "Dependencies and why" (Prisma).
 import { PrismaPg } from '@prisma/adapter-pg';
 import { defineConfig } from 'prisma/config';
 

@@ -1,6 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { createApp } from './app.factory';
-import { ConfigError, loadConfig } from './config/app-config';
+import { loadConfig } from './config/app-config';
+import { startupFailureLine } from './startup-failure';
 import { prepareDatabase } from './database/database-bootstrap';
 import { PrismaService } from './database/prisma.service';
 import { drainHttpServer } from './health/graceful-shutdown';
@@ -8,14 +9,23 @@ import { demoBanner, localBaseUrl, seedDemoData } from './demo/demo-seed';
 
 async function main(): Promise<void> {
   const config = loadConfig();
-  const log = (message: string) => console.log(JSON.stringify({ level: 'info', msg: message }));
+  startupLogLevel = config.LOG_LEVEL;
+  const log = (message: string) => {
+    if (['info', 'debug', 'trace'].includes(config.LOG_LEVEL)) console.log(JSON.stringify({ level: 'info', msg: message }));
+  };
   const database = await prepareDatabase(config, log);
   const app = await createApp({ ...config, DATABASE_URL: database.url });
-  // Embedded database only (never with DATABASE_URL): demo data on first start.
-  const demo = database.embedded ? await seedDemoData(app.get(PrismaService)) : undefined;
-  await app.listen(config.PORT, config.HOST);
+  try {
+    await app.listen(config.PORT, config.HOST);
+  } catch (error) {
+    await app.close().catch(() => undefined);
+    await database.stop();
+    throw error;
+  }
   new Logger('Main').log(`Contact Sync listening on http://${config.HOST}:${config.PORT}`);
-  if (demo) {
+  // Demo data only once the port is bound, so its one-time key is always shown (embedded only).
+  if (database.embedded) {
+    const demo = await seedDemoData(app.get(PrismaService));
     const { port } = app.getHttpServer().address() as { port: number };
     process.stdout.write(demoBanner(demo, localBaseUrl(config.HOST, port)) + '\n');
   }
@@ -37,8 +47,15 @@ async function main(): Promise<void> {
   process.on('SIGINT', () => void shutdown('SIGINT'));
 }
 
+let startupLogLevel = 'info';
+
 main().catch((error: unknown) => {
-  // A bad configuration is one clear line; anything else keeps its stack for the operator.
-  console.error(error instanceof ConfigError ? error.message : error);
+  // Every known start-up failure is one line saying what to do; the stack only at debug level.
+  console.error(startupFailureLine(error, loadPort()));
+  if (startupLogLevel === 'debug' || startupLogLevel === 'trace') console.error(error);
   process.exit(1);
 });
+
+function loadPort(): { port: string; host: string } {
+  return { port: process.env.PORT || '3000', host: process.env.HOST || '0.0.0.0' };
+}

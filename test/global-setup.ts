@@ -1,4 +1,4 @@
-import { chmodSync, mkdtempSync } from 'node:fs';
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { databaseUrlOn, ensureDatabase, startEmbeddedPostgres } from '../src/database/embedded-postgres';
@@ -23,7 +23,9 @@ export default async function globalSetup(): Promise<void> {
       port,
       persistent: false,
     });
-    (globalThis as { __embeddedPostgres__?: typeof server }).__embeddedPostgres__ = server;
+    // Stopping removes the throw-away data folder; the folder around it goes too.
+    const stop = () => server.stop().then(() => rmSync(parent, { recursive: true, force: true }));
+    (globalThis as { __embeddedPostgres__?: typeof server }).__embeddedPostgres__ = { ...server, stop };
     serverUrl = server.serverUrl;
   }
   const template = `contact_sync_template_${process.pid}`;

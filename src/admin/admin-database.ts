@@ -1,6 +1,7 @@
 import { Client } from 'pg';
 import type { AppConfig } from '../config/app-config';
-import { prepareDatabase } from '../database/database-bootstrap';
+import { checkDatabaseReachable, DatabaseStartError, explainConnectError } from '../database/database-errors';
+import { databaseUrlOn, ensureDatabase, startEmbeddedPostgres } from '../database/embedded-postgres';
 
 export interface AdminDatabase {
   url: string;
@@ -15,17 +16,26 @@ const EMBEDDED_PASSWORD = 'postgres';
 const EMBEDDED_DATABASE = 'contact_sync';
 
 /**
- * The database the admin commands and Prisma Studio work on: DATABASE_URL when set (used as it
- * is: no migrations are applied from here); else the embedded one. When the service runs, its
- * embedded server is already up on EMBEDDED_PG_PORT and is used as it is; otherwise it is started
- * here (migrations applied, as the service would) and stopped by `close`.
+ * The database the admin commands and Prisma Studio work on: DATABASE_URL when set (checked, used
+ * as it is); else the embedded one. When the service runs, its embedded server is already up on
+ * EMBEDDED_PG_PORT and is used as it is; otherwise it is started here and stopped by `close`.
+ * Migrations are the caller's business (cli.ts: `migrate`, or the embedded database's own).
  */
-export async function openAdminDatabase(config: AppConfig, log: (message: string) => void): Promise<AdminDatabase> {
-  if (config.DATABASE_URL) return { url: config.DATABASE_URL, close: () => Promise.resolve() };
+export async function openAdminDatabase(config: AppConfig): Promise<AdminDatabase & { embedded: boolean }> {
+  if (config.DATABASE_URL) {
+    await checkDatabaseReachable(config.DATABASE_URL);
+    return { url: config.DATABASE_URL, embedded: false, close: () => Promise.resolve() };
+  }
   const url = `postgresql://${EMBEDDED_USER}:${EMBEDDED_PASSWORD}@127.0.0.1:${config.EMBEDDED_PG_PORT}/${EMBEDDED_DATABASE}`;
-  if (await isReachable(url)) return { url, close: () => Promise.resolve() };
-  const database = await prepareDatabase(config, log);
-  return { url: database.url, close: () => database.stop() };
+  if (await isReachable(url)) return { url, embedded: true, close: () => Promise.resolve() };
+  const server = await startEmbeddedPostgres({ dataDir: config.EMBEDDED_PG_DIR, port: config.EMBEDDED_PG_PORT, persistent: true });
+  try {
+    await ensureDatabase(server.serverUrl, EMBEDDED_DATABASE);
+  } catch (error) {
+    await server.stop();
+    throw error;
+  }
+  return { url: databaseUrlOn(server.serverUrl, EMBEDDED_DATABASE), embedded: true, close: () => server.stop() };
 }
 
 /** True when a server answers on the URL; false when nothing listens (the service is not running). */
@@ -37,7 +47,7 @@ async function isReachable(url: string): Promise<boolean> {
   } catch (error) {
     if ((error as { code?: string }).code === 'ECONNREFUSED') return false;
     // Something answers but refuses us (wrong server on the port, database missing): say so.
-    throw new Error(`Cannot use the embedded database on port ${new URL(url).port}: ${(error as Error).message}`, {
+    throw new DatabaseStartError(`embedded database on port ${new URL(url).port}: ${explainConnectError(error, url)}`, {
       cause: error,
     });
   } finally {

@@ -38,7 +38,59 @@ export type AdminCommand =
       defaultValue: unknown;
       options: string[];
     }
-  | { command: 'suppress'; org: string; email: string; reason: SuppressionReasonName };
+  | { command: 'suppress'; org: string; email: string; reason: SuppressionReasonName }
+  | { command: 'org list' }
+  | { command: 'key list'; org: string }
+  | { command: 'list list'; org: string }
+  | { command: 'field list'; org: string }
+  | { command: 'migrate' };
+
+/** What `--help` prints; the first line of each is also the tool's command summary. */
+export const COMMAND_HELP: Record<AdminCommand['command'], string> = {
+  'org create': 'org create --name <name>\n  Creates an organization. Prints { "id" }.',
+  'org list': 'org list\n  Lists the organizations, oldest first. Prints { "organizations": [{ "id", "name", "createdAt" }] }.',
+  'key create':
+    'key create --org <orgId> [--expires-at <ISO time>]\n  Creates an API key. Prints { "id", "key" }: the only time the key is shown (only its hash is stored).\n  --expires-at: a date (2030-01-31, midnight UTC) or a date and time; without an offset it is UTC.',
+  'key list':
+    'key list --org <orgId>\n  Lists the organization\'s API keys, oldest first. Prints { "keys": [{ "id", "prefix", "createdAt", "lastUsedAt", "expiresAt", "revokedAt" }] }.\n  Never shows a key or its hash; "prefix" is the start of the key, to tell keys apart.',
+  'key revoke': 'key revoke --id <keyId>\n  Revokes a key at once. Prints { "id", "revokedAt" } (the first revocation time if already revoked).',
+  'list create': 'list create --org <orgId> --name <name>\n  Creates a list. Prints { "id" }.',
+  'list list': 'list list --org <orgId>\n  Lists the organization\'s lists, archived ones included. Prints { "lists": [{ "id", "name", "archived", "createdAt" }] }.',
+  'list archive': 'list archive --id <listId>\n  Archives a list (contacts can no longer be added to it). Prints { "id", "archived": true }.',
+  'field create':
+    'field create --org <orgId> --key <key> --type <text|number|boolean|date|select> [--required] [--default <JSON>] [--options <a,b,c>]\n  Defines a custom field. Prints { "id" }. --options is for select fields only; --default is JSON\n  (\'"text"\', 42, true; a negative number as --default=-5).',
+  'field list':
+    'field list --org <orgId>\n  Lists the organization\'s custom fields, oldest first. Prints { "fields": [{ "id", "key", "type", "required", "defaultValue", "options", "createdAt" }] }.',
+  suppress:
+    'suppress --org <orgId> --email <email> --reason <bounced|complained|unsubscribed>\n  Suppresses an email (contacts with it are refused). Prints { "email", "reason" }.',
+  migrate:
+    'migrate\n  Applies pending database migrations to DATABASE_URL (for deployments that run with MIGRATE_ON_START=false).\n  Prints { "applied": [names] } (empty when nothing was pending).',
+};
+
+export const TOOL_HELP = [
+  'Usage: npm run --silent admin -- <command> [options]',
+  '',
+  'Acts on DATABASE_URL, or on the embedded database when it is unset (started here if the service is not running).',
+  'Prints one JSON object on stdout. Errors: one line on stderr, "<command>: <what is wrong>".',
+  'Exit codes: 0 done, 2 bad argument, 1 any other failure.',
+  '',
+  'Commands:',
+  ...Object.values(COMMAND_HELP).map((help) => `  ${help.split('\n')[0]}`),
+  '',
+  'npm run --silent admin -- <command> --help   explains one command.',
+].join('\n');
+
+/** `--help`, `-h` or `help` anywhere: the help text to print instead of running anything. */
+export function helpFor(argv: string[]): string | undefined {
+  const asked = argv.length === 0 || argv.some((a) => a === '--help' || a === '-h') || argv[0] === 'help';
+  if (!asked) return undefined;
+  const words = argv.filter((a) => !a.startsWith('-') && a !== 'help');
+  for (const length of [2, 1]) {
+    const name = words.slice(0, length).join(' ');
+    if (name in COMMAND_HELP) return `Usage: npm run --silent admin -- ${COMMAND_HELP[name as AdminCommand['command']]}`;
+  }
+  return TOOL_HELP;
+}
 
 type Options = NonNullable<ParseArgsConfig['options']>;
 const text = { type: 'string' } as const;
@@ -55,17 +107,31 @@ const COMMANDS: Record<AdminCommand['command'], { options: Options; required: st
     required: ['org', 'key', 'type'],
   },
   suppress: { options: { org: text, email: text, reason: text }, required: ['org', 'email', 'reason'] },
+  'org list': { options: {}, required: [] },
+  'key list': { options: { org: text }, required: ['org'] },
+  'list list': { options: { org: text }, required: ['org'] },
+  'field list': { options: { org: text }, required: ['org'] },
+  migrate: { options: {}, required: [] },
 };
+
+/** The command named by argv's first words (for error prefixes), or "admin" when there is none. */
+export function commandNameOf(argv: string[]): string {
+  for (const length of [2, 1]) {
+    const name = argv.slice(0, length).join(' ');
+    if (name in COMMANDS) return name;
+  }
+  return 'admin';
+}
 
 export const USAGE = `commands: ${Object.keys(COMMANDS).join(', ')}`;
 
 /** Parses `argv` (the words after `admin --`) strictly: unknown commands and options are errors. */
 export function parseAdminCommand(argv: string[]): AdminCommand {
-  // `suppress` is one word; every other command is two.
-  const words = argv[0] === 'suppress' ? 1 : 2;
+  // `suppress` and `migrate` are one word; every other command is two.
+  const words = argv[0] === 'suppress' || argv[0] === 'migrate' ? 1 : 2;
   const name = argv.slice(0, words).join(' ');
   if (argv.length < words || argv.slice(0, words).some((w) => w.startsWith('-')) || !(name in COMMANDS)) {
-    throw new AdminArgumentError(`Unknown command "${argv.slice(0, 2).join(' ')}"; ${USAGE}`);
+    throw new AdminArgumentError(`admin: unknown command "${argv.slice(0, 2).join(' ')}"; ${USAGE} (--help explains them)`);
   }
   const spec = COMMANDS[name as AdminCommand['command']];
   let values: Record<string, string | boolean | undefined>;
@@ -101,6 +167,14 @@ export function parseAdminCommand(argv: string[]): AdminCommand {
       return { command: 'list archive', id: str('id') };
     case 'field create':
       return parseFieldCreate(values, str);
+    case 'org list':
+      return { command: 'org list' };
+    case 'key list':
+    case 'list list':
+    case 'field list':
+      return { command: name as 'key list' | 'list list' | 'field list', org: str('org') };
+    case 'migrate':
+      return { command: 'migrate' };
     case 'suppress': {
       const email = normalizeEmail(String(values.email));
       if (!isValidEmail(email)) throw new AdminArgumentError(`suppress: invalid --email ${JSON.stringify(values.email)}`);
@@ -166,7 +240,7 @@ function parseFieldCreate(
  */
 export function parseIsoTime(value: string): Date {
   const match = /^(\d{4}-\d{2}-\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(\.\d{1,3})?)?(Z|[+-]\d{2}:\d{2})?)?$/.exec(value);
-  const bad = () => new AdminArgumentError(`--expires-at must be an ISO 8601 time (e.g. 2030-01-31T12:00:00Z), got "${value}"`);
+  const bad = () => new AdminArgumentError(`key create: --expires-at must be an ISO 8601 time (e.g. 2030-01-31T12:00:00Z), got "${value}"`);
   if (!match || !isCalendarDate(match[1])) throw bad();
   const [date, hh = '00', mm = '00', ss = '00', fraction = '', zone = 'Z'] = match.slice(1);
   if (Number(hh) > 23 || Number(mm) > 59 || Number(ss) > 59) throw bad();
@@ -176,15 +250,64 @@ export function parseIsoTime(value: string): Date {
   return parsed;
 }
 
-/** Runs a parsed command; returns the JSON object the CLI prints. */
-export async function executeAdminCommand(prisma: PrismaClient, command: AdminCommand): Promise<Record<string, unknown>> {
+/** Runs a parsed command (all but `migrate`, which cli.ts runs); returns the JSON object the CLI prints. */
+export async function executeAdminCommand(
+  prisma: PrismaClient,
+  command: Exclude<AdminCommand, { command: 'migrate' }>,
+): Promise<Record<string, unknown>> {
   switch (command.command) {
+    case 'org list': {
+      const rows = await prisma.organization.findMany({ orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] });
+      return { organizations: rows.map((o) => ({ id: o.id, name: o.name, createdAt: o.createdAt.toISOString() })) };
+    }
+    case 'key list': {
+      await requireOrganization(prisma, command.org, command.command);
+      // Selected column by column: the hash never leaves the database.
+      const rows = await prisma.apiKey.findMany({
+        where: { organizationId: command.org },
+        orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
+        select: { id: true, prefix: true, createdAt: true, lastUsedAt: true, expiresAt: true, revokedAt: true },
+      });
+      return {
+        keys: rows.map((k) => ({
+          id: k.id,
+          prefix: k.prefix,
+          createdAt: k.createdAt.toISOString(),
+          lastUsedAt: k.lastUsedAt?.toISOString() ?? null,
+          expiresAt: k.expiresAt?.toISOString() ?? null,
+          revokedAt: k.revokedAt?.toISOString() ?? null,
+        })),
+      };
+    }
+    case 'list list': {
+      await requireOrganization(prisma, command.org, command.command);
+      const rows = await prisma.list.findMany({ where: { organizationId: command.org }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] });
+      return { lists: rows.map((l) => ({ id: l.id, name: l.name, archived: l.archived, createdAt: l.createdAt.toISOString() })) };
+    }
+    case 'field list': {
+      await requireOrganization(prisma, command.org, command.command);
+      const rows = await prisma.customField.findMany({
+        where: { organizationId: command.org },
+        orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
+      });
+      return {
+        fields: rows.map((f) => ({
+          id: f.id,
+          key: f.key,
+          type: f.type,
+          required: f.required,
+          defaultValue: f.defaultValue ?? null,
+          options: f.type === 'select' ? f.options : null,
+          createdAt: f.createdAt.toISOString(),
+        })),
+      };
+    }
     case 'org create': {
       const org = await prisma.organization.create({ data: { name: command.name } });
       return { id: org.id };
     }
     case 'key create': {
-      await requireOrganization(prisma, command.org);
+      await requireOrganization(prisma, command.org, command.command);
       // Only the hash and a short prefix reach the database; the key is printed once.
       const { key, prefix, keyHash } = generateApiKey();
       const row = await prisma.apiKey.create({
@@ -202,7 +325,7 @@ export async function executeAdminCommand(prisma: PrismaClient, command: AdminCo
       return { id: revoked.id, revokedAt: revoked.revokedAt?.toISOString() };
     }
     case 'list create': {
-      await requireOrganization(prisma, command.org);
+      await requireOrganization(prisma, command.org, command.command);
       const list = await prisma.list.create({ data: { organizationId: command.org, name: command.name } });
       return { id: list.id };
     }
@@ -212,7 +335,7 @@ export async function executeAdminCommand(prisma: PrismaClient, command: AdminCo
       return { id: command.id, archived: true };
     }
     case 'field create': {
-      await requireOrganization(prisma, command.org);
+      await requireOrganization(prisma, command.org, command.command);
       const data = {
         organizationId: command.org,
         key: command.key,
@@ -233,7 +356,7 @@ export async function executeAdminCommand(prisma: PrismaClient, command: AdminCo
       }
     }
     case 'suppress': {
-      await requireOrganization(prisma, command.org);
+      await requireOrganization(prisma, command.org, command.command);
       const row = await prisma.suppression.upsert({
         where: { organizationId_email: { organizationId: command.org, email: command.email } },
         create: { organizationId: command.org, email: command.email, reason: command.reason },
@@ -244,9 +367,9 @@ export async function executeAdminCommand(prisma: PrismaClient, command: AdminCo
   }
 }
 
-async function requireOrganization(prisma: PrismaClient, id: string): Promise<void> {
+async function requireOrganization(prisma: PrismaClient, id: string, command: string): Promise<void> {
   const org = await prisma.organization.findUnique({ where: { id }, select: { id: true } });
-  if (!org) throw new AdminArgumentError(`no organization with id "${id}"`);
+  if (!org) throw new AdminArgumentError(`${command}: no organization with id "${id}"`);
 }
 
 function oneLine(message: string): string {

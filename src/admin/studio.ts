@@ -13,17 +13,33 @@ import { spawn } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { ConfigError, loadConfig } from '../config/app-config';
+import { DatabaseStartError } from '../database/database-errors';
+import { applyMigrations } from '../database/migrations';
+import { EmbeddedPostgresError } from '../database/postgres-process';
 import { PROJECT_ROOT } from '../database/project-root';
 import { openAdminDatabase } from './admin-database';
+import { pendingMigrations } from './migration-state';
 
 /** Prisma 7's Studio works offline with a plain database URL (checked on 7.10.1). */
 const STUDIO_PRISMA_VERSION = '7.10.1';
 
+/** The port the README promises; Prisma 7's Studio would pick 51212. */
+const DEFAULT_STUDIO_PORT = 5555;
+
 async function main(args: string[]): Promise<number> {
   const config = loadConfig();
-  const database = await openAdminDatabase(config, (message) => process.stderr.write(`${message}\n`));
+  const database = await openAdminDatabase(config);
   try {
+    const pending = await pendingMigrations(database.url);
+    if (pending.length > 0 && database.embedded) await applyMigrations(database.url);
+    else if (pending.length > 0) {
+      throw new DatabaseStartError('studio: the database is not migrated: run "npm run --silent admin -- migrate" first');
+    }
     const hasBrowserFlag = args.some((a) => a === '--browser' || a === '-b' || a.startsWith('--browser='));
+    const portArg = args.findIndex((a) => a === '--port' || a === '-p' || a.startsWith('--port='));
+    const port = portArg === -1 ? DEFAULT_STUDIO_PORT : (args[portArg].split('=')[1] ?? args[portArg + 1]);
+    // Studio has no option for the table it opens on; its address can name one.
+    process.stderr.write(`Prisma Studio: http://localhost:${port}/#schema=public&table=contacts&view=table\n`);
     const outside = path.join(PROJECT_ROOT, '.data', 'studio');
     mkdirSync(outside, { recursive: true });
     const studio = spawn(
@@ -38,6 +54,7 @@ async function main(args: string[]): Promise<number> {
         '--url',
         database.url,
         ...(hasBrowserFlag ? [] : ['--browser', 'none']),
+        ...(portArg === -1 ? ['--port', String(DEFAULT_STUDIO_PORT)] : []),
         ...args,
       ],
       // Its own process group: `npm exec` does not pass signals on to the Studio it started, so
@@ -63,7 +80,9 @@ async function main(args: string[]): Promise<number> {
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (error: unknown) => {
-    process.stderr.write(`${error instanceof ConfigError ? error.message : String((error as Error).stack ?? error)}\n`);
+    const known = error instanceof ConfigError || error instanceof DatabaseStartError || error instanceof EmbeddedPostgresError;
+    const message = known ? (error).message : String((error as Error).message ?? error).split('\n')[0];
+    process.stderr.write(`${message.startsWith('studio:') ? message : `studio: ${message}`}\n`);
     process.exit(1);
   },
 );

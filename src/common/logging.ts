@@ -39,6 +39,9 @@ export function maskSecrets(line: string): string {
   return line.replace(KEY_LIKE, '[key]').replace(EMAIL_LIKE, '[email]');
 }
 
+/** Nest's start-up chatter (modules loaded, routes mapped): debug, so the demo banner ends the start. */
+const STARTUP_CONTEXTS = new Set(['NestFactory', 'InstanceLoader', 'RoutesResolver', 'RouterExplorer', 'NestApplication']);
+
 /**
  * Structured JSON logs (pino) with the request id on every line. Keys and bodies are never
  * logged: the request serializer keeps method, a path with emails masked, and the request id.
@@ -47,6 +50,15 @@ export function loggerParams(config: AppConfig): Params {
   return {
     pinoHttp: {
       level: config.LOG_LEVEL,
+      hooks: {
+        logMethod(args, method, level) {
+          const context = (args[0] as { context?: unknown } | undefined)?.context;
+          if (level === 30 && typeof context === 'string' && STARTUP_CONTEXTS.has(context)) {
+            return this.debug(...(args as [object, string]));
+          }
+          return method.apply(this, args);
+        },
+      },
       genReqId: (req) => (req as { id?: string }).id ?? '',
       customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : 'info'),
       serializers: {

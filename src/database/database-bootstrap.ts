@@ -1,5 +1,6 @@
 import type { AppConfig } from '../config/app-config';
 import { databaseUrlOn, ensureDatabase, startEmbeddedPostgres } from './embedded-postgres';
+import { checkDatabaseReachable, DatabaseStartError, migrationFailureLine } from './database-errors';
 import { applyMigrations } from './migrations';
 
 export interface PreparedDatabase {
@@ -20,9 +21,10 @@ export async function prepareDatabase(
   log: (message: string) => void = () => undefined,
 ): Promise<PreparedDatabase> {
   if (config.DATABASE_URL) {
+    await checkDatabaseReachable(config.DATABASE_URL);
     if (config.MIGRATE_ON_START) {
       log('Applying pending migrations');
-      await applyMigrations(config.DATABASE_URL);
+      await migrate(config.DATABASE_URL);
     }
     return { url: config.DATABASE_URL, embedded: false, stop: () => Promise.resolve() };
   }
@@ -31,15 +33,26 @@ export async function prepareDatabase(
     dataDir: config.EMBEDDED_PG_DIR,
     port: config.EMBEDDED_PG_PORT,
     persistent: true,
-    onError: log,
   });
   try {
     await ensureDatabase(server.serverUrl, EMBEDDED_DATABASE);
     const url = databaseUrlOn(server.serverUrl, EMBEDDED_DATABASE);
-    await applyMigrations(url);
+    await migrate(url);
     return { url, embedded: true, stop: () => server.stop() };
   } catch (error) {
     await server.stop();
     throw error;
+  }
+}
+
+/** Migrations, with a failure reduced to the one line of Prisma's output that says what failed. */
+async function migrate(url: string): Promise<void> {
+  try {
+    await applyMigrations(url);
+  } catch (error) {
+    throw new DatabaseStartError(
+      `migrations failed: ${migrationFailureLine((error as Error).message)} (see prisma/migrations; with DATABASE_URL: fix the database, then run "npm run admin -- migrate")`,
+      { cause: error },
+    );
   }
 }

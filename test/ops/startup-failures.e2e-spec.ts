@@ -1,0 +1,129 @@
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { Client } from 'pg';
+import { databaseUrlOn, startEmbeddedPostgres, type EmbeddedDatabase } from '../../src/database/embedded-postgres';
+import { freePort } from '../utils/net';
+import { startService, stopService, waitForStdout } from '../utils/run-service';
+import { createTestDatabase } from '../utils/test-database';
+
+/**
+ * Issue #10: every start-up failure ends with exit code 1 and exactly one line on stderr saying
+ * what is wrong and what to do (no stack trace), and the demo key is never lost.
+ */
+describe('start-up failures are one clear line', () => {
+  const base = { HOST: '127.0.0.1', LOG_LEVEL: 'warn', REDIS_URL: undefined };
+
+  async function failedStart(env: Record<string, string | undefined>): Promise<string> {
+    const service = startService({ ...base, ...env });
+    const code = await service.exited;
+    expect({ code, stderr: service.stderr() }).toEqual({ code: 1, stderr: expect.any(String) });
+    const lines = service.stderr().trimEnd().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/^Contact Sync cannot start: /);
+    expect(lines[0]).not.toMatch(/\bat .+:\d+:\d+/); // no stack frame
+    return lines[0];
+  }
+
+  it('a bad configuration names the variable', async () => {
+    expect(await failedStart({ PORT: 'eighty' })).toMatch(/PORT="eighty"/);
+  }, 60_000);
+
+  it('a database nobody answers on says so and what to fix', async () => {
+    const port = await freePort();
+    const line = await failedStart({ DATABASE_URL: `postgresql://postgres:secret@127.0.0.1:${port}/app`, PORT: String(await freePort()) });
+    expect(line).toMatch(new RegExp(`database unreachable: nothing accepts connections at 127\\.0\\.0\\.1:${port}: .*DATABASE_URL`));
+    expect(line).not.toContain('secret');
+  }, 60_000);
+
+  it('a missing database is named', async () => {
+    const url = databaseUrlOn(process.env.TEST_PG_SERVER_URL!, `missing_${process.pid}`);
+    const line = await failedStart({ DATABASE_URL: url, PORT: String(await freePort()) });
+    expect(line).toMatch(new RegExp(`database missing: .* no database "missing_${process.pid}": create it`));
+  }, 60_000);
+
+  it('failing migrations are one line with Prisma\'s reason', async () => {
+    // A database whose tables clash with the first migration.
+    const name = `clash_${process.pid}`;
+    const serverUrl = process.env.TEST_PG_SERVER_URL!;
+    await sql(serverUrl, `DROP DATABASE IF EXISTS "${name}"`);
+    await sql(serverUrl, `CREATE DATABASE "${name}"`);
+    const url = databaseUrlOn(serverUrl, name);
+    try {
+      await sql(url, 'CREATE TABLE organizations (x int)');
+      const line = await failedStart({ DATABASE_URL: url, PORT: String(await freePort()) });
+      expect(line).toMatch(/migrations failed: Error: P3005 The database schema is not empty/);
+    } finally {
+      await sql(serverUrl, `DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+    }
+  }, 120_000);
+
+  it('a port in use is one line naming PORT', async () => {
+    const database = await createTestDatabase();
+    const blocker = net.createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+    const { port } = blocker.address() as net.AddressInfo;
+    try {
+      const line = await failedStart({ DATABASE_URL: database.url, PORT: String(port) });
+      expect(line).toMatch(new RegExp(`port ${port} is already in use.*set PORT`));
+    } finally {
+      blocker.close();
+      await database.drop();
+    }
+  }, 120_000);
+
+  describe('embedded database', () => {
+    let dir: string;
+    beforeEach(() => {
+      dir = mkdtempSync(path.join(os.tmpdir(), 'contact-sync-startup-'));
+      chmodSync(dir, 0o755);
+    });
+    afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+    it('a second instance on the same data folder is one line, not "undefined"', async () => {
+      const first: EmbeddedDatabase = await startEmbeddedPostgres({ dataDir: path.join(dir, 'pg'), port: await freePort(), persistent: true });
+      try {
+        const line = await failedStart({
+          DATABASE_URL: undefined,
+          EMBEDDED_PG_DIR: path.join(dir, 'pg'),
+          EMBEDDED_PG_PORT: String(await freePort()),
+          PORT: String(await freePort()),
+        });
+        expect(line).toMatch(/another server already runs on the data folder .*EMBEDDED_PG_DIR/);
+      } finally {
+        await first.stop();
+      }
+    }, 120_000);
+
+    it('a first start on a taken port creates no demo data, so the next start still shows the key', async () => {
+      const env = { DATABASE_URL: undefined, EMBEDDED_PG_DIR: path.join(dir, 'pg'), EMBEDDED_PG_PORT: String(await freePort()) };
+      const blocker = net.createServer();
+      await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+      const { port } = blocker.address() as net.AddressInfo;
+      try {
+        expect(await failedStart({ ...env, PORT: String(port) })).toMatch(/already in use/);
+      } finally {
+        blocker.close();
+      }
+      const service = startService({ ...base, ...env, PORT: String(await freePort()) });
+      try {
+        await waitForStdout(service, /API key \(shown only now\): csk_\S+/);
+        // The banner is the last thing printed.
+        expect(service.stdout().trimEnd().split('\n').at(-1)).toMatch(/curl -s -X POST/);
+      } finally {
+        expect(await stopService(service)).toBe(0);
+      }
+    }, 180_000);
+  });
+});
+
+async function sql(url: string, statement: string): Promise<void> {
+  const client = new Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query(statement);
+  } finally {
+    await client.end();
+  }
+}
