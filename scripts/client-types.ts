@@ -38,7 +38,8 @@ export async function servedOpenApiDocument(): Promise<unknown> {
 export async function generateClientTypes(document: unknown): Promise<string> {
   // openapi-typescript's CommonJS build (its own dependencies are ES modules; Node 20 requires them).
   const { default: openapiTS, astToString } = await import('openapi-typescript');
-  const ast = await openapiTS(document as Parameters<typeof openapiTS>[0], { alphabetize: true });
+  // defaultNonNullable off: a property with a default (e.g. `overwrite`) stays optional in inputs.
+  const ast = await openapiTS(document as Parameters<typeof openapiTS>[0], { alphabetize: true, defaultNonNullable: false });
   return HEADER + astToString(ast);
 }
 

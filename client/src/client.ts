@@ -153,7 +153,7 @@ export class ContactSyncClient {
     const callId = `cs-${randomUUID()}`;
     const progress: SyncProgress = { done: 0, total: contacts.length, batchesDone: 0, batchesTotal: chunks.length };
     // The first fatal error stops every worker; the others' batches in flight still settle.
-    let fatal: unknown;
+    let fatal: Error | undefined;
     let next = 0;
 
     const worker = async () => {
@@ -164,7 +164,7 @@ export class ContactSyncClient {
           const rows = await this.syncChunk(chunk, `${callId}.b${number}`, options);
           rows.forEach((row, i) => (results[chunk.start + i] = row));
         } catch (error) {
-          fatal ??= error;
+          fatal ??= error as Error;
           return;
         }
         progress.done += chunk.items.length;

@@ -50,8 +50,9 @@ type Attempt =
   | { kind: 'answer'; answer: HttpAnswer }
   | { kind: 'network'; error: unknown; sent: boolean };
 
-export function abortError(signal: AbortSignal): unknown {
-  return signal.reason ?? new DOMException('The operation was aborted', 'AbortError');
+/** The caller's abort reason (an AbortError DOMException unless the caller gave one). */
+export function abortError(signal: AbortSignal): Error {
+  return (signal.reason as Error | undefined) ?? new DOMException('The operation was aborted', 'AbortError');
 }
 
 export function sleep(ms: number, signal?: AbortSignal): Promise<void> {

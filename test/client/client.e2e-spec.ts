@@ -168,7 +168,7 @@ describe('@contact-sync/client against the real service', () => {
       });
       const stored = await contactsOf(c);
       expect(stored).toHaveLength(500);
-      expect(new Set(result.results.map((r) => (r as SyncRow).id)).size).toBe(500);
+      expect(new Set(result.results.map((r) => (r as SyncRow & { id?: string }).id)).size).toBe(500);
       expect(result.summary).toMatchObject({ created: 500, failed: 0 });
       expect(result.summary.recovered).toBeGreaterThan(0); // the hidden lookups were recovered from the retry's DUPLICATE_EMAIL
       expect(proxy.log.filter((r) => r.outcome === 'dropped').length).toBeGreaterThan(0);

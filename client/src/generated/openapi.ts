@@ -369,7 +369,7 @@ export interface components {
              * @description true updates an existing or suppressed contact
              * @default false
              */
-            overwrite: boolean;
+            overwrite?: boolean;
         };
         ContactResponse: {
             contact: {
