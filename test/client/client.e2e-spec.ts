@@ -140,6 +140,30 @@ describe('@contact-sync/client against the real service', () => {
       expect(posts('/api/v2/contacts')).toHaveLength(3);
     });
 
+    it('the total time is bounded: no retry starts past maxElapsedMs', async () => {
+      const c = await setUpCaller(t);
+      proxy.decide = (r) => (r.method === 'POST' ? 'fail-503' : 'pass');
+      const client = new ContactSyncClient({
+        baseUrl,
+        apiKey: c.org.apiKey,
+        retry: { maxAttempts: 100, baseDelayMs: 10_000, maxElapsedMs: 1000 },
+        random: () => 0.99, // the first backoff (~9.9 s) would end past the budget
+      });
+      const error = await client.upsertContact({ email: 'late@example.com', listIds: [c.list.id] }).catch((e: unknown) => e);
+      expect(error).toMatchObject({ status: 503, attempts: 1 });
+      expect(posts('/api/v2/contacts')).toHaveLength(1);
+    });
+
+    it('a refused connection is retried with backoff, without a lookup (nothing was sent), then NETWORK_ERROR', async () => {
+      const closed = new FaultProxy(1);
+      const closedUrl = await closed.start();
+      await closed.close(); // its port now refuses connections
+      const client = new ContactSyncClient({ baseUrl: closedUrl, apiKey: 'k', retry: { maxAttempts: 3, baseDelayMs: 5 } });
+      const error = await client.upsertContact({ email: 'x@example.com', listIds: ['l'] }).catch((e: unknown) => e);
+      expect(error).toMatchObject({ status: null, code: 'NETWORK_ERROR', request_id: null, attempts: 3 });
+      expect(client.stats).toMatchObject({ requests: 3, lookups: 0 });
+    });
+
     it('syncContacts with dropped answers: every contact the service created is reported created, once, never DUPLICATE_EMAIL', async () => {
       const c = await setUpCaller(t);
       const contacts: ContactInput[] = Array.from({ length: 500 }, (_, i) => ({ email: `Sync${i}@Example.com`, listIds: [c.list.id] }));
@@ -194,19 +218,35 @@ describe('@contact-sync/client against the real service', () => {
 describe('@contact-sync/client: 10,000 contacts against a rate-limited service', () => {
   let t: TestApp;
   let proxy: FaultProxy;
+  let baseUrl: string;
   beforeAll(async () => {
     // A few requests per second: the 200 batches cannot pass without 429s.
     t = await createTestApp({ ORG_RATE_LIMIT: '10', RATE_WINDOW_SECONDS: '1', IP_RATE_LIMIT: '1000000' });
     proxy = new FaultProxy((t.app.getHttpServer().address() as { port: number }).port);
+    baseUrl = await proxy.start();
   });
   afterAll(async () => {
     await proxy.close();
     await t.close();
   });
 
+  it('a 429 is waited out for its Retry-After, then the request succeeds', async () => {
+    const c = await setUpCaller(t);
+    const client = new ContactSyncClient({ baseUrl, apiKey: c.org.apiKey });
+    for (let i = 0; i < 12; i++) await client.listLists();
+    const refused = proxy.log.findIndex((r) => r.outcome === 429);
+    expect(refused).toBeGreaterThan(0);
+    const { at, retryAfter } = proxy.log[refused];
+    expect(Number(retryAfter)).toBeGreaterThanOrEqual(1);
+    // The next request (the retry) came no earlier than Retry-After allowed (a lower bound: safe under load).
+    expect(proxy.log[refused + 1].at - at).toBeGreaterThanOrEqual(Number(retryAfter) * 1000 - 50);
+    expect(proxy.log[refused + 1].outcome).toBe(200);
+    expect(client.stats.rateLimited).toBeGreaterThan(0);
+    proxy.log.length = 0;
+  });
+
   it('one syncContacts call: every contact created, results in input order, the 429s waited out', async () => {
     const c = await setUpCaller(t);
-    const baseUrl = await proxy.start();
     const client = new ContactSyncClient({ baseUrl, apiKey: c.org.apiKey });
     const contacts: ContactInput[] = Array.from({ length: 10_000 }, (_, i) => ({
       email: `bulk${i}@example.com`,

@@ -17,6 +17,10 @@ export interface ProxiedRequest {
   clientRequestId?: string;
   /** What happened: the service's status, or the fault. */
   outcome: number | 'fail-503' | 'dropped' | 'fake-not-found';
+  /** When the proxy received it (Date.now()). */
+  at: number;
+  /** The answer's Retry-After, if any. */
+  retryAfter?: string;
 }
 
 /**
@@ -37,6 +41,7 @@ export class FaultProxy {
         path: req.url ?? '',
         clientRequestId: header(req, 'x-client-request-id'),
         outcome: 'fail-503',
+        at: Date.now(),
       };
       this.log.push(entry);
       const fault = this.decide(entry);
@@ -65,6 +70,7 @@ export class FaultProxy {
                 return;
               }
               entry.outcome = answer.statusCode ?? 0;
+              entry.retryAfter = answer.headers['retry-after'];
               const headers = { ...answer.headers };
               delete headers['transfer-encoding'];
               delete headers.connection;
