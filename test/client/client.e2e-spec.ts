@@ -68,6 +68,18 @@ describe('@contact-sync/client against the real service', () => {
     });
   });
 
+  it('dryRun: the answer the real call would give, nothing written, on both calls', async () => {
+    const c = await setUpCaller(t);
+    const client = clientFor(c);
+    const single = await client.upsertContact({ email: 'dry@example.com', listIds: [c.list.id] }, { dryRun: true });
+    expect(single).toMatchObject({ status: 'created', dryRun: true, httpStatus: 201 });
+    expect('id' in single).toBe(false);
+    const batch = await client.syncContacts([{ email: 'dry1@example.com', listIds: [c.list.id] }, { email: 'bad' }], { dryRun: true });
+    expect(batch.results.map((r) => [r.index, r.status])).toEqual([[0, 'created'], [1, 'failed']]);
+    expect(proxy.log.map((r) => r.path)).toEqual(['/api/v2/contacts?dryRun=true', '/api/v2/contacts/batch?dryRun=true']);
+    expect(await contactsOf(c)).toHaveLength(0);
+  });
+
   describe('a 400 is never retried', () => {
     it('a request-level 400 throws after one POST; a per-contact 400 or 409 is a result after one POST', async () => {
       const c = await setUpCaller(t);
