@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { chunkContacts, MAX_BATCH_BYTES, retryAfterMs, type ContactInput } from '../../client/src';
 
 describe('chunkContacts', () => {
@@ -19,6 +20,25 @@ describe('chunkContacts', () => {
     expect(chunks.flatMap((c) => c.items)).toEqual(contacts);
     // Filled close to the limit: adding the next contact would have passed it.
     expect(body([...chunks[0].items, contacts[chunks[1].start]])).toBeGreaterThan(MAX_BATCH_BYTES);
+  });
+
+  it('property: in order, each contact once, ≤ maxRows rows and ≤ maxBytes per batch unless one contact is larger alone', () => {
+    const contact = fc.record({ email: fc.emailAddress(), fields: fc.record({ note: fc.string({ maxLength: 400 }) }) });
+    fc.assert(
+      fc.property(fc.array(contact, { maxLength: 300 }), fc.integer({ min: 1, max: 50 }), fc.integer({ min: 200, max: 20_000 }), (contacts, maxRows, maxBytes) => {
+        const chunks = chunkContacts(contacts, maxRows, maxBytes);
+        expect(chunks.flatMap((c) => c.items)).toEqual(contacts);
+        let start = 0;
+        for (const chunk of chunks) {
+          expect(chunk.start).toBe(start);
+          start += chunk.items.length;
+          expect(chunk.items.length).toBeGreaterThan(0);
+          expect(chunk.items.length).toBeLessThanOrEqual(maxRows);
+          if (chunk.items.length > 1) expect(body(chunk.items)).toBeLessThanOrEqual(maxBytes);
+        }
+      }),
+      { numRuns: 200 },
+    );
   });
 
   it('a contact too large alone goes alone (the service answers it 413)', () => {
