@@ -3,7 +3,7 @@ import eslint from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/', 'src/generated/', 'node_modules/', '.data/', 'coverage/', '**/*.js', '**/*.mjs'] },
+  { ignores: ['dist/', 'src/generated/', 'client/dist/', 'client/src/generated/', 'node_modules/', '.data/', 'coverage/', '**/*.js', '**/*.mjs'] },
   eslint.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

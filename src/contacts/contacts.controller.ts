@@ -1,4 +1,4 @@
-import { Controller, Get, Param, Post, Req, Res } from '@nestjs/common';
+import { Controller, Get, Param, Post, Req, Res, UseGuards } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import type { CallerIdentity } from '../auth/authenticated-request';
 import { Caller } from '../auth/caller.decorator';
@@ -6,6 +6,7 @@ import { Public } from '../common/public.decorator';
 import { requestIdOf } from '../common/request-id';
 import { DomainError } from '../errors/domain-error';
 import { RequestErrorCode } from '../errors/error-codes';
+import { ClientRequestIdGuard, clientRequestIdOf } from '../requests/client-request-id';
 import { StoredResponsesRepository, type Answer } from '../requests/stored-responses.repository';
 import { type ContactInput, parseBatchBody, parseDryRun, parseSingleContactBody } from './contact-input.shape';
 import { type ContactResult, renderBatchResponse, renderContact, renderSingleResponse } from './contact-results';
@@ -25,6 +26,7 @@ export class ContactsController {
   ) {}
 
   @Post()
+  @UseGuards(ClientRequestIdGuard)
   createOrUpdate(
     @Caller() caller: CallerIdentity,
     @Req() req: Request,
@@ -38,6 +40,7 @@ export class ContactsController {
   }
 
   @Post('batch')
+  @UseGuards(ClientRequestIdGuard)
   batch(
     @Caller() caller: CallerIdentity,
     @Req() req: Request,
@@ -68,7 +71,7 @@ export class ContactsController {
       dryRun,
       inTransaction: async (tx, rows) => {
         stored = render(requestId, rows);
-        await this.storedResponses.store(tx, caller.organizationId, requestId, stored);
+        await this.storedResponses.store(tx, caller.organizationId, requestId, stored, clientRequestIdOf(req));
       },
     });
     const { status, body } = stored ?? render(requestId, results);

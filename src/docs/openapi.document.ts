@@ -2,6 +2,7 @@ import type {
   HeaderObject,
   OpenAPIObject,
   OperationObject,
+  ParameterObject,
   ReferenceObject,
   ResponseObject,
   SchemaObject,
@@ -274,6 +275,7 @@ const schemas: Record<string, SchemaObject> = {
         required: ['request_id', 'status', 'body'],
         properties: {
           request_id: { type: 'string', format: 'uuid', description: 'The id of the POST' },
+          client_request_id: { type: 'string', description: 'The X-Client-Request-Id the POST sent; absent when it sent none' },
           status: { type: 'integer', description: 'The HTTP status the POST answered' },
           body: {
             oneOf: [ref('ContactSuccess'), ref('ContactFailure'), ref('ContactConflict'), ref('BatchResponse')],
@@ -320,6 +322,11 @@ const headers: Record<string, HeaderObject> = {
   },
   'Retry-After': { description: 'Whole seconds (≥ 1) until a request would be accepted', required: true, schema: { type: 'integer', minimum: 1 } },
   'WWW-Authenticate': { description: 'Always `Bearer`', required: true, schema: { type: 'string', enum: ['Bearer'] } },
+  'X-Client-Request-Id': {
+    description: 'The X-Client-Request-Id the request sent, echoed once it was accepted',
+    required: false,
+    schema: { type: 'string', pattern: '^[A-Za-z0-9._:-]{1,128}$' },
+  },
 };
 
 const RATE_LIMIT_HEADERS = ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'RateLimit', 'RateLimit-Policy'];
@@ -384,6 +391,29 @@ const dryRunParameter = {
     'The body then carries `"dryRun": true`, and a would-be created contact has no `id`.',
   schema: { type: 'boolean', default: false },
 };
+
+/**
+ * Contract section 11, "Client request ids": the header on both POSTs, echoed on their own answers
+ * (the shared $ref responses are left alone). A malformed value is one more INVALID_REQUEST.
+ */
+function withClientRequestId(operation: OperationObject): OperationObject {
+  const header: ParameterObject = {
+    name: 'X-Client-Request-Id',
+    in: 'header',
+    required: false,
+    description:
+      'Optional, 1–128 characters of `A-Z a-z 0-9 . _ : -` (anything else, empty or repeated: 400 INVALID_REQUEST, ' +
+      'checked after the key and the limits, before the body). Echoed in the response; the stored answer is found ' +
+      'with GET /api/v2/requests?clientRequestId=. Not an idempotency key: give each attempt its own id.',
+    schema: { type: 'string', pattern: '^[A-Za-z0-9._:-]{1,128}$' },
+  };
+  const responses = Object.fromEntries(
+    Object.entries(operation.responses).map(([status, r]) =>
+      !r || '$ref' in r ? [status, r] : [status, { ...r, headers: { ...r.headers, 'X-Client-Request-Id': headerRef('X-Client-Request-Id') } }],
+    ),
+  );
+  return { ...operation, parameters: [...(operation.parameters ?? []), header], responses };
+}
 
 const jsonBodyErrors =
   'Wrong Content-Type, malformed or empty JSON, non-UTF-8 body, unsupported Content-Encoding, or wrong shape ' +
@@ -466,6 +496,22 @@ const getStoredResponse: OperationObject = {
   },
 };
 
+const findRequestByClientId: OperationObject = {
+  tags: ['Contacts'],
+  operationId: 'findRequestByClientId',
+  summary: 'The most recent answer stored under an X-Client-Request-Id (kept 24 hours)',
+  description: 'Same body as GET /api/v2/requests/{request_id}; `original.client_request_id` carries the id.',
+  parameters: [
+    { name: 'clientRequestId', in: 'query', required: true, schema: { type: 'string', pattern: '^[A-Za-z0-9._:-]{1,128}$' } },
+  ],
+  responses: {
+    '200': response('The most recent stored answer under this client request id', 'StoredResponse', true),
+    '400': response('clientRequestId missing, repeated or invalid (INVALID_REQUEST)', 'Error400', true),
+    '404': response('REQUEST_NOT_FOUND: none, expired, or another organization’s', 'Error404', true),
+    ...commonErrors,
+  },
+};
+
 const health = (summary: string, withUnavailable: boolean): OperationObject => ({
   tags: ['Operations'],
   summary,
@@ -499,10 +545,11 @@ export const openApiDocument: OpenAPIObject = {
     { name: 'Operations', description: 'No API key, not counted against the organization' },
   ],
   paths: {
-    '/api/v2/contacts': { post: createContact },
-    '/api/v2/contacts/batch': { post: batchContacts },
+    '/api/v2/contacts': { post: withClientRequestId(createContact) },
+    '/api/v2/contacts/batch': { post: withClientRequestId(batchContacts) },
     '/api/v2/contacts/{email}': { get: getContact },
     '/api/v2/requests/{request_id}': { get: getStoredResponse },
+    '/api/v2/requests': { get: findRequestByClientId },
     '/api/v2/lists': {
       get: {
         tags: ['Organization'],

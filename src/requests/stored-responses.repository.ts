@@ -12,6 +12,25 @@ export interface Answer {
 
 export interface StoredAnswer extends Answer {
   request_id: string;
+  /** Present when the POST sent X-Client-Request-Id; absent (not null) when it sent none. */
+  client_request_id?: string;
+}
+
+interface StoredRow {
+  request_id: string;
+  client_request_id: string | null;
+  status: number;
+  body: string;
+}
+
+/** Key order as answered: request_id, client_request_id (when there is one), status, body. */
+function storedAnswer(row: StoredRow): StoredAnswer {
+  return {
+    request_id: row.request_id,
+    ...(row.client_request_id === null ? {} : { client_request_id: row.client_request_id }),
+    status: row.status,
+    body: JSON.parse(row.body) as Record<string, unknown>,
+  };
 }
 
 /** Server request ids are UUIDs; anything else cannot name a stored answer. */
@@ -28,22 +47,41 @@ export class StoredResponsesRepository {
   constructor(private readonly prisma: PrismaService) {}
 
   /** Called with the contacts pipeline's transaction, so the answer exists exactly when its writes do. */
-  async store(tx: DatabaseClient, organizationId: string, requestId: string, answer: Answer): Promise<void> {
+  async store(
+    tx: DatabaseClient,
+    organizationId: string,
+    requestId: string,
+    answer: Answer,
+    clientRequestId: string | null = null,
+  ): Promise<void> {
     await tx.$executeRaw`
-      INSERT INTO stored_responses (request_id, organization_id, status, body)
-      VALUES (${requestId}, ${organizationId}, ${answer.status}, ${JSON.stringify(answer.body)}::json)`;
+      INSERT INTO stored_responses (request_id, organization_id, status, body, client_request_id)
+      VALUES (${requestId}, ${organizationId}, ${answer.status}, ${JSON.stringify(answer.body)}::json, ${clientRequestId})`;
   }
 
   /** The answer, if this organization's request stored one less than 24 hours ago (expired rows may await the sweep). */
   async find(organizationId: string, requestId: string): Promise<StoredAnswer | null> {
     if (!UUID.test(requestId)) return null;
-    const rows = await this.prisma.$queryRaw<Array<{ request_id: string; status: number; body: string }>>`
-      SELECT request_id, status, body::text AS body FROM stored_responses
+    const rows = await this.prisma.$queryRaw<StoredRow[]>`
+      SELECT request_id, client_request_id, status, body::text AS body FROM stored_responses
       WHERE request_id = ${requestId.toLowerCase()} AND organization_id = ${organizationId}
         AND created_at > now() - make_interval(hours => ${STORED_RESPONSE_TTL_HOURS})`;
-    if (rows.length === 0) return null;
-    const [row] = rows;
-    return { request_id: row.request_id, status: row.status, body: JSON.parse(row.body) as Record<string, unknown> };
+    return rows.length === 0 ? null : storedAnswer(rows[0]);
+  }
+
+  /**
+   * The most recent unexpired answer stored under this organization's client request id (several
+   * POSTs may share one). Served by the (organization_id, client_request_id, created_at DESC) index.
+   * Ties (one millisecond) go to the larger request id, so the choice is at least stable.
+   */
+  async findByClientRequestId(organizationId: string, clientRequestId: string): Promise<StoredAnswer | null> {
+    const rows = await this.prisma.$queryRaw<StoredRow[]>`
+      SELECT request_id, client_request_id, status, body::text AS body FROM stored_responses
+      WHERE organization_id = ${organizationId} AND client_request_id = ${clientRequestId}
+        AND created_at > now() - make_interval(hours => ${STORED_RESPONSE_TTL_HOURS})
+      ORDER BY created_at DESC, request_id DESC
+      LIMIT 1`;
+    return rows.length === 0 ? null : storedAnswer(rows[0]);
   }
 
   /** Deletes the answers past their 24 hours; returns how many. */

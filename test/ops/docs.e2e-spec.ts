@@ -77,11 +77,12 @@ describe('API documentation', () => {
     expect(statuses('/api/v2/contacts/batch', 'post')).toEqual(['200', '400', '401', '413', '429', '500']);
     expect(statuses('/api/v2/contacts/{email}', 'get')).toEqual(['200', '400', '401', '404', '429', '500']);
     expect(statuses('/api/v2/requests/{request_id}', 'get')).toEqual(['200', '400', '401', '404', '429', '500']);
+    expect(statuses('/api/v2/requests', 'get')).toEqual(['200', '400', '401', '404', '429', '500']);
     expect(statuses('/api/v2/lists', 'get')).toEqual(['200', '401', '429', '500']);
     expect(statuses('/api/v2/fields', 'get')).toEqual(['200', '401', '429', '500']);
     expect(statuses('/health/ready', 'get')).toEqual(['200', '503']);
     for (const path of ['/api/v2/contacts', '/api/v2/contacts/batch']) {
-      expect(paths[path].post.parameters?.map((p) => p.name)).toEqual(['dryRun']);
+      expect(paths[path].post.parameters?.map((p) => p.name)).toEqual(['dryRun', 'X-Client-Request-Id']);
     }
     expect(Object.keys(paths)).not.toContain('/metrics');
     expect((served.components as { securitySchemes: Json }).securitySchemes).toEqual({

@@ -1,0 +1,46 @@
+import type { paths } from './generated/openapi';
+
+/**
+ * Result and input types, taken from the generated OpenAPI types by path, method and status (not
+ * by component name), so they follow the document whatever its schemas are called.
+ */
+type JsonOf<T> = T extends { content: { 'application/json': infer B } } ? B : never;
+type ResponseOf<P extends keyof paths, M extends keyof paths[P], S extends number> = paths[P][M] extends {
+  responses: infer R;
+}
+  ? S extends keyof R
+    ? JsonOf<R[S]>
+    : never
+  : never;
+type RequestBodyOf<P extends keyof paths, M extends keyof paths[P]> = paths[P][M] extends {
+  requestBody?: infer B;
+}
+  ? JsonOf<NonNullable<B>>
+  : never;
+
+/** One contact as POST /api/v2/contacts takes it. */
+export type ContactInput = RequestBodyOf<'/api/v2/contacts', 'post'>;
+
+/** POST /api/v2/contacts: created (201), updated or unchanged (200). */
+export type ContactSuccess = ResponseOf<'/api/v2/contacts', 'post', 200 | 201>;
+/** POST /api/v2/contacts: a per-contact failure (400 or 409); request-level errors are thrown instead. */
+export type ContactFailure =
+  | Extract<ResponseOf<'/api/v2/contacts', 'post', 400>, { status: 'failed' }>
+  | ResponseOf<'/api/v2/contacts', 'post', 409>;
+
+/** POST /api/v2/contacts/batch, 200. */
+export type BatchResponse = ResponseOf<'/api/v2/contacts/batch', 'post', 200>;
+export type BatchRow = BatchResponse['results'][number];
+
+export type ContactResponse = ResponseOf<'/api/v2/contacts/{email}', 'get', 200>;
+export type ListsResponse = ResponseOf<'/api/v2/lists', 'get', 200>;
+export type FieldsResponse = ResponseOf<'/api/v2/fields', 'get', 200>;
+/** GET /api/v2/requests/{request_id} and GET /api/v2/requests?clientRequestId=. */
+export type StoredResponse = ResponseOf<'/api/v2/requests/{request_id}', 'get', 200>;
+
+/** The request-level error body `{ request_id, error: { code, message } }`. */
+export type RequestErrorBody =
+  | ResponseOf<'/api/v2/contacts/{email}', 'get', 400 | 401 | 404 | 429 | 500>
+  | ResponseOf<'/api/v2/contacts', 'post', 413>;
+/** Request-level error codes the service documents. */
+export type RequestErrorCode = RequestErrorBody['error']['code'];

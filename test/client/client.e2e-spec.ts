@@ -1,0 +1,282 @@
+import { ContactSyncClient, ContactSyncError, type ContactInput, type SyncRow } from '../../client/src';
+import { setUpCaller } from '../contacts/contacts-helpers';
+import { createTestApp, type TestApp } from '../utils/test-app';
+import { FaultProxy, type Fault } from './fault-proxy';
+
+/**
+ * The client against the real service (createTestApp: real PostgreSQL), through a fault-injecting
+ * proxy. Backoff is kept short so the retries take milliseconds; the rules are the same.
+ */
+describe('@contact-sync/client against the real service', () => {
+  let t: TestApp;
+  let proxy: FaultProxy;
+  let baseUrl: string;
+  beforeAll(async () => {
+    t = await createTestApp({ ORG_RATE_LIMIT: '1000000', IP_RATE_LIMIT: '1000000' });
+    proxy = new FaultProxy((t.app.getHttpServer().address() as { port: number }).port);
+    baseUrl = await proxy.start();
+  });
+  afterAll(async () => {
+    await proxy.close();
+    await t.close();
+  });
+  beforeEach(() => {
+    proxy.decide = () => 'pass';
+    proxy.log.length = 0;
+  });
+
+  type Caller = Awaited<ReturnType<typeof setUpCaller>>;
+  const clientFor = (c: Caller) => new ContactSyncClient({ baseUrl, apiKey: c.org.apiKey, retry: { baseDelayMs: 5, maxDelayMs: 50 } });
+  const posts = (path: string) => proxy.log.filter((r) => r.method === 'POST' && r.path.split('?')[0] === path);
+  const lookups = () => proxy.log.filter((r) => r.method === 'GET' && r.path.startsWith('/api/v2/requests?'));
+  const contactsOf = (c: Caller) => t.prisma.contact.findMany({ where: { organizationId: c.org.id }, select: { email: true } });
+
+  /** Faults by arrival order among the requests `select` picks; others pass. */
+  function faultsFor(select: (r: { method: string; path: string }) => boolean, faults: Fault[]) {
+    let n = 0;
+    proxy.decide = (r) => (select(r) ? (faults[n++] ?? 'pass') : 'pass');
+  }
+  const isPost = (path: string) => (r: { method: string; path: string }) => r.method === 'POST' && r.path.split('?')[0] === path;
+
+  describe('reads and typed errors', () => {
+    it('listLists, listFields, getContact (null when absent), getRequest and findRequestByClientId', async () => {
+      const c = await setUpCaller(t);
+      const client = clientFor(c);
+      expect((await client.listLists()).lists).toEqual([{ id: c.list.id, name: 'Main', archived: false }]);
+      expect((await client.listFields()).standard.map((f) => f.key)).toContain('firstName');
+      expect(await client.getContact('nobody@example.com')).toBeNull();
+
+      const created = await client.upsertContact({ email: 'Ada@Example.com', listIds: [c.list.id] });
+      expect(created).toMatchObject({ status: 'created', email: 'ada@example.com', httpStatus: 201 });
+      expect((await client.getContact('ada@example.com'))?.contact.listIds).toEqual([c.list.id]);
+
+      const [post] = posts('/api/v2/contacts');
+      const byClientId = await client.findRequestByClientId(post.clientRequestId!);
+      expect(byClientId?.original).toMatchObject({ client_request_id: post.clientRequestId, status: 201, body: { status: 'created' } });
+      expect((await client.getRequest(created.request_id))?.original.body).toEqual(byClientId?.original.body);
+      expect(await client.findRequestByClientId('never-used')).toBeNull();
+    });
+
+    it('a refused key is a ContactSyncError with status, code and request_id, sent once', async () => {
+      const client = new ContactSyncClient({ baseUrl, apiKey: 'csk_wrong' });
+      const error = await client.listLists().catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(ContactSyncError);
+      const { status, code, request_id, attempts } = error as ContactSyncError;
+      expect({ status, code, attempts }).toEqual({ status: 401, code: 'INVALID_API_KEY', attempts: 1 });
+      expect(request_id).toMatch(/^[0-9a-f-]{36}$/);
+      expect(proxy.log).toHaveLength(1);
+    });
+  });
+
+  it('dryRun: the answer the real call would give, nothing written, on both calls', async () => {
+    const c = await setUpCaller(t);
+    const client = clientFor(c);
+    const single = await client.upsertContact({ email: 'dry@example.com', listIds: [c.list.id] }, { dryRun: true });
+    expect(single).toMatchObject({ status: 'created', dryRun: true, httpStatus: 201 });
+    expect('id' in single).toBe(false);
+    const batch = await client.syncContacts([{ email: 'dry1@example.com', listIds: [c.list.id] }, { email: 'bad' }], { dryRun: true });
+    expect(batch.results.map((r) => [r.index, r.status])).toEqual([[0, 'created'], [1, 'failed']]);
+    expect(proxy.log.map((r) => r.path)).toEqual(['/api/v2/contacts?dryRun=true', '/api/v2/contacts/batch?dryRun=true']);
+    expect(await contactsOf(c)).toHaveLength(0);
+  });
+
+  describe('a 400 is never retried', () => {
+    it('a request-level 400 throws after one POST; a per-contact 400 or 409 is a result after one POST', async () => {
+      const c = await setUpCaller(t);
+      const client = clientFor(c);
+      const shape = await client.upsertContact({ email: 'a@example.com', listIds: 'x' } as unknown as ContactInput).catch((e: unknown) => e);
+      expect(shape).toMatchObject({ status: 400, code: 'INVALID_REQUEST', attempts: 1 });
+      const invalid = await client.upsertContact({ email: 'not-an-email', listIds: [c.list.id] });
+      expect(invalid).toMatchObject({ status: 'failed', code: 'INVALID_EMAIL', httpStatus: 400 });
+      await client.upsertContact({ email: 'b@example.com', listIds: [c.list.id] });
+      const duplicate = await client.upsertContact({ email: 'b@example.com', listIds: [c.list.id] });
+      expect(duplicate).toMatchObject({ status: 'failed', code: 'DUPLICATE_EMAIL', httpStatus: 409 });
+      expect(duplicate.recovered).toBeUndefined();
+      expect(posts('/api/v2/contacts')).toHaveLength(4);
+      expect(lookups()).toHaveLength(0);
+    });
+
+    it('syncContacts: a batch refused with 400 is sent once and its rows say so; the other batches are written', async () => {
+      const c = await setUpCaller(t);
+      const contacts: ContactInput[] = Array.from({ length: 60 }, (_, i) => ({ email: `r${i}@example.com`, listIds: [c.list.id] }));
+      contacts[55] = { email: 'bad@example.com', listIds: 'x' } as unknown as ContactInput; // shape error in the 2nd batch
+      const result = await clientFor(c).syncContacts(contacts);
+      expect(posts('/api/v2/contacts/batch')).toHaveLength(2);
+      expect(result.results.slice(50).every((r) => r.status === 'failed' && r.code === 'INVALID_REQUEST' && 'requestFailed' in r)).toBe(true);
+      expect(result.summary).toEqual({ created: 50, updated: 0, unchanged: 0, failed: 10, recovered: 0 });
+      expect(await contactsOf(c)).toHaveLength(50);
+    });
+  });
+
+  describe('retries and recovery of lost answers', () => {
+    it('503 before forwarding: retried with a fresh X-Client-Request-Id each time, after asking whether it was processed', async () => {
+      const c = await setUpCaller(t);
+      faultsFor(isPost('/api/v2/contacts'), ['fail-503', 'fail-503']);
+      const result = await clientFor(c).upsertContact({ email: 'retry@example.com', listIds: [c.list.id] });
+      expect(result).toMatchObject({ status: 'created', httpStatus: 201 });
+      const sent = posts('/api/v2/contacts');
+      expect(sent.map((r) => r.outcome)).toEqual(['fail-503', 'fail-503', 201]);
+      expect(new Set(sent.map((r) => r.clientRequestId)).size).toBe(3);
+      expect(lookups().map((r) => r.outcome)).toEqual([404, 404]);
+      expect(await contactsOf(c)).toHaveLength(1);
+    });
+
+    it('response dropped after the service processed it: the stored answer is the result, nothing is resent', async () => {
+      const c = await setUpCaller(t);
+      faultsFor(isPost('/api/v2/contacts'), ['drop-response']);
+      const result = await clientFor(c).upsertContact({ email: 'lost@example.com', listIds: [c.list.id] });
+      expect(result).toMatchObject({ status: 'created', email: 'lost@example.com', httpStatus: 201 });
+      expect(posts('/api/v2/contacts').map((r) => r.outcome)).toEqual(['dropped']);
+      expect(lookups().map((r) => r.outcome)).toEqual([200]);
+    });
+
+    it('dropped, and the first lookup misses: the retry answers DUPLICATE_EMAIL, the earlier attempt is reported created (recovered)', async () => {
+      const c = await setUpCaller(t);
+      faultsFor(isPost('/api/v2/contacts'), ['drop-response']);
+      let lookupsSeen = 0;
+      const postFaults = proxy.decide;
+      proxy.decide = (r) => (r.method === 'GET' && r.path.startsWith('/api/v2/requests?') && lookupsSeen++ === 0 ? 'fake-not-found' : postFaults(r));
+      const result = await clientFor(c).upsertContact({ email: 'late@example.com', listIds: [c.list.id] });
+      expect(result).toMatchObject({ status: 'created', email: 'late@example.com', httpStatus: 201, recovered: true });
+      expect(posts('/api/v2/contacts').map((r) => r.outcome)).toEqual(['dropped', 409]);
+      expect(lookups().map((r) => r.outcome)).toEqual(['fake-not-found', 200]);
+      expect(await contactsOf(c)).toHaveLength(1);
+    });
+
+    it('retries stop after maxAttempts and throw the last error', async () => {
+      const c = await setUpCaller(t);
+      proxy.decide = (r) => (r.method === 'POST' ? 'fail-503' : 'pass');
+      const client = new ContactSyncClient({ baseUrl, apiKey: c.org.apiKey, retry: { maxAttempts: 3, baseDelayMs: 5 } });
+      const error = await client.upsertContact({ email: 'never@example.com', listIds: [c.list.id] }).catch((e: unknown) => e);
+      expect(error).toMatchObject({ status: 503, code: 'UNEXPECTED_RESPONSE', attempts: 3 });
+      expect(posts('/api/v2/contacts')).toHaveLength(3);
+    });
+
+    it('the total time is bounded: no retry starts past maxElapsedMs', async () => {
+      const c = await setUpCaller(t);
+      proxy.decide = (r) => (r.method === 'POST' ? 'fail-503' : 'pass');
+      const client = new ContactSyncClient({
+        baseUrl,
+        apiKey: c.org.apiKey,
+        retry: { maxAttempts: 100, baseDelayMs: 10_000, maxElapsedMs: 1000 },
+        random: () => 0.99, // the first backoff (~9.9 s) would end past the budget
+      });
+      const error = await client.upsertContact({ email: 'late@example.com', listIds: [c.list.id] }).catch((e: unknown) => e);
+      expect(error).toMatchObject({ status: 503, attempts: 1 });
+      expect(posts('/api/v2/contacts')).toHaveLength(1);
+    });
+
+    it('a refused connection is retried with backoff, without a lookup (nothing was sent), then NETWORK_ERROR', async () => {
+      const closed = new FaultProxy(1);
+      const closedUrl = await closed.start();
+      await closed.close(); // its port now refuses connections
+      const client = new ContactSyncClient({ baseUrl: closedUrl, apiKey: 'k', retry: { maxAttempts: 3, baseDelayMs: 5 } });
+      const error = await client.upsertContact({ email: 'x@example.com', listIds: ['l'] }).catch((e: unknown) => e);
+      expect(error).toMatchObject({ status: null, code: 'NETWORK_ERROR', request_id: null, attempts: 3 });
+      expect(client.stats).toMatchObject({ requests: 3, lookups: 0 });
+    });
+
+    it('syncContacts with dropped answers: every contact the service created is reported created, once, never DUPLICATE_EMAIL', async () => {
+      const c = await setUpCaller(t);
+      const contacts: ContactInput[] = Array.from({ length: 500 }, (_, i) => ({ email: `Sync${i}@Example.com`, listIds: [c.list.id] }));
+      // Every other batch POST loses its answer; every other lost answer's first lookup misses too.
+      let postNo = 0;
+      const hidden = new Set<string>();
+      proxy.decide = (r) => {
+        if (r.method === 'POST') {
+          const n = postNo++;
+          if (n % 2 === 0) {
+            if (n % 4 === 0) hidden.add(r.clientRequestId!);
+            return 'drop-response';
+          }
+          return 'pass';
+        }
+        const id = new URLSearchParams(r.path.split('?')[1]).get('clientRequestId');
+        if (id && hidden.delete(id)) return 'fake-not-found';
+        return 'pass';
+      };
+      const progress: number[] = [];
+      const result = await clientFor(c).syncContacts(contacts, { concurrency: 3, onProgress: (p) => progress.push(p.done) });
+
+      expect(result.results).toHaveLength(500);
+      result.results.forEach((row, i) => {
+        expect([row.index, row.email, row.status]).toEqual([i, `sync${i}@example.com`, 'created']);
+      });
+      const stored = await contactsOf(c);
+      expect(stored).toHaveLength(500);
+      expect(new Set(result.results.map((r) => (r as SyncRow & { id?: string }).id)).size).toBe(500);
+      expect(result.summary).toMatchObject({ created: 500, failed: 0 });
+      expect(result.summary.recovered).toBeGreaterThan(0); // the hidden lookups were recovered from the retry's DUPLICATE_EMAIL
+      expect(proxy.log.filter((r) => r.outcome === 'dropped').length).toBeGreaterThan(0);
+      expect(progress).toHaveLength(10);
+      expect(progress[progress.length - 1]).toBe(500);
+    });
+
+    it('an AbortSignal stops the call: it rejects with the reason and sends nothing more', async () => {
+      const c = await setUpCaller(t);
+      const controller = new AbortController();
+      const contacts: ContactInput[] = Array.from({ length: 200 }, (_, i) => ({ email: `ab${i}@example.com`, listIds: [c.list.id] }));
+      const call = clientFor(c).syncContacts(contacts, {
+        concurrency: 1,
+        signal: controller.signal,
+        onProgress: () => controller.abort(new Error('stop')),
+      });
+      await expect(call).rejects.toThrow('stop');
+      expect(posts('/api/v2/contacts/batch').length).toBeLessThanOrEqual(2);
+    });
+  });
+});
+
+describe('@contact-sync/client: 10,000 contacts against a rate-limited service', () => {
+  let t: TestApp;
+  let proxy: FaultProxy;
+  let baseUrl: string;
+  beforeAll(async () => {
+    // A few requests per second: the 200 batches cannot pass without 429s.
+    t = await createTestApp({ ORG_RATE_LIMIT: '10', RATE_WINDOW_SECONDS: '1', IP_RATE_LIMIT: '1000000' });
+    proxy = new FaultProxy((t.app.getHttpServer().address() as { port: number }).port);
+    baseUrl = await proxy.start();
+  });
+  afterAll(async () => {
+    await proxy.close();
+    await t.close();
+  });
+
+  it('a 429 is waited out for its Retry-After, then the request succeeds', async () => {
+    const c = await setUpCaller(t);
+    const client = new ContactSyncClient({ baseUrl, apiKey: c.org.apiKey });
+    for (let i = 0; i < 12; i++) await client.listLists();
+    const refused = proxy.log.findIndex((r) => r.outcome === 429);
+    expect(refused).toBeGreaterThan(0);
+    const { at, retryAfter } = proxy.log[refused];
+    expect(Number(retryAfter)).toBeGreaterThanOrEqual(1);
+    // The next request (the retry) came no earlier than Retry-After allowed (a lower bound: safe under load).
+    expect(proxy.log[refused + 1].at - at).toBeGreaterThanOrEqual(Number(retryAfter) * 1000 - 50);
+    expect(proxy.log[refused + 1].outcome).toBe(200);
+    expect(client.stats.rateLimited).toBeGreaterThan(0);
+    proxy.log.length = 0;
+  });
+
+  it('one syncContacts call: every contact created, results in input order, the 429s waited out', async () => {
+    const c = await setUpCaller(t);
+    const client = new ContactSyncClient({ baseUrl, apiKey: c.org.apiKey });
+    const contacts: ContactInput[] = Array.from({ length: 10_000 }, (_, i) => ({
+      email: `bulk${i}@example.com`,
+      listIds: [c.list.id],
+      fields: { firstName: `N${i}` },
+    }));
+    const started = Date.now();
+    const result = await client.syncContacts(contacts, { concurrency: 4 });
+    const seconds = (Date.now() - started) / 1000;
+
+    expect(result.results).toHaveLength(10_000);
+    const outOfOrder = result.results.filter((row, i) => row.index !== i || row.email !== `bulk${i}@example.com` || row.status !== 'created');
+    expect(outOfOrder).toEqual([]);
+    expect(result.summary).toEqual({ created: 10_000, updated: 0, unchanged: 0, failed: 0, recovered: 0 });
+    expect(await t.prisma.contact.count({ where: { organizationId: c.org.id } })).toBe(10_000);
+    const refused = proxy.log.filter((r) => r.outcome === 429).length;
+    expect(refused).toBeGreaterThan(0);
+    expect(proxy.log.filter((r) => r.method === 'POST' && r.outcome === 200)).toHaveLength(200);
+    console.log(`10,000 contacts in ${seconds.toFixed(1)} s: ${proxy.log.length} requests, ${refused} answered 429`);
+  }, 120_000);
+});
