@@ -58,6 +58,8 @@ export function loggerParams(config: AppConfig): Params {
           }
           return method.apply(this, args);
         },
+        // Last safety net: no email or key leaves the process in a log line, whatever logged it.
+        streamWrite: maskSecrets,
       },
       genReqId: (req) => (req as { id?: string }).id ?? '',
       customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : 'info'),
@@ -70,7 +72,6 @@ export function loggerParams(config: AppConfig): Params {
         res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
       },
       autoLogging: { ignore: (req) => req.url === '/health/live' || req.url === '/metrics' },
-      hooks: { streamWrite: maskSecrets },
     },
   };
 }
