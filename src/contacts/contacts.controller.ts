@@ -1,4 +1,4 @@
-import { Controller, Get, Param, Post, Req, Res } from '@nestjs/common';
+import { Body, Controller, Get, Param, Post, Query, Req, Res } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import type { CallerIdentity } from '../auth/authenticated-request';
 import { Caller } from '../auth/caller.decorator';
@@ -7,10 +7,13 @@ import { requestIdOf } from '../common/request-id';
 import { DomainError } from '../errors/domain-error';
 import { RequestErrorCode } from '../errors/error-codes';
 import { StoredResponsesRepository, type Answer } from '../requests/stored-responses.repository';
-import { type ContactInput, parseBatchBody, parseDryRun, parseSingleContactBody } from './contact-input.shape';
+import type { ContactInput } from './contact-input.shape';
 import { type ContactResult, renderBatchResponse, renderContact, renderSingleResponse } from './contact-results';
 import { ContactsPipelineService } from './contacts-pipeline.service';
 import { ContactsRepository } from './contacts.repository';
+import { DryRunPipe } from './dry-run.pipe';
+import { BatchContactsDto } from './dto/batch-contacts.dto';
+import { CreateContactDto } from './dto/create-contact.dto';
 import { isValidEmail, normalizeEmail } from './email';
 
 const contactNotFound = () =>
@@ -27,11 +30,11 @@ export class ContactsController {
   @Post()
   createOrUpdate(
     @Caller() caller: CallerIdentity,
+    @Query('dryRun', DryRunPipe) dryRun: boolean, // checked before the body's shape
+    @Body() input: CreateContactDto,
     @Req() req: Request,
     @Res({ passthrough: true }) res: Response,
   ): Promise<unknown> {
-    const dryRun = parseDryRun(req.query.dryRun); // checked before the body's shape
-    const input = parseSingleContactBody(req.body);
     return this.answer(caller, req, res, dryRun, [input], (requestId, results) =>
       renderSingleResponse(requestId, results[0], dryRun),
     );
@@ -40,12 +43,12 @@ export class ContactsController {
   @Post('batch')
   batch(
     @Caller() caller: CallerIdentity,
+    @Query('dryRun', DryRunPipe) dryRun: boolean,
+    @Body() body: BatchContactsDto,
     @Req() req: Request,
     @Res({ passthrough: true }) res: Response,
   ): Promise<unknown> {
-    const dryRun = parseDryRun(req.query.dryRun);
-    const inputs = parseBatchBody(req.body);
-    return this.answer(caller, req, res, dryRun, inputs, (requestId, results) =>
+    return this.answer(caller, req, res, dryRun, body.contacts, (requestId, results) =>
       renderBatchResponse(requestId, results, dryRun),
     );
   }
