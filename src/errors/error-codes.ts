@@ -11,8 +11,9 @@ export enum RequestErrorCode {
   INTERNAL_ERROR = 'INTERNAL_ERROR',
 }
 
-function assertUnreachable(value: never): never {
-  throw new Error(`Unhandled error code: ${String(value)}`);
+/** The `default` of an exhaustive switch: the compiler flags a value left unhandled. */
+export function assertUnreachable(value: never): never {
+  throw new Error(`Unhandled value: ${String(value)}`);
 }
 
 /** The one mapping from code to HTTP status; the compiler flags a code without a status. */
