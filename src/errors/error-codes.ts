@@ -9,6 +9,10 @@ export enum RequestErrorCode {
   PAYLOAD_TOO_LARGE = 'PAYLOAD_TOO_LARGE',
   RATE_LIMIT_EXCEEDED = 'RATE_LIMIT_EXCEEDED',
   INTERNAL_ERROR = 'INTERNAL_ERROR',
+  /** The database cannot serve right now and nothing was written; carries Retry-After. */
+  SERVICE_UNAVAILABLE = 'SERVICE_UNAVAILABLE',
+  /** Headers or body not received in time; the connection is closed. */
+  REQUEST_TIMEOUT = 'REQUEST_TIMEOUT',
 }
 
 /** The `default` of an exhaustive switch: the compiler flags a value left unhandled. */
@@ -24,6 +28,8 @@ export function httpStatusOf(code: RequestErrorCode): number {
       return 400;
     case RequestErrorCode.INVALID_API_KEY:
       return 401;
+    case RequestErrorCode.REQUEST_TIMEOUT:
+      return 408;
     case RequestErrorCode.NOT_FOUND:
     case RequestErrorCode.CONTACT_NOT_FOUND:
     case RequestErrorCode.REQUEST_NOT_FOUND:
@@ -34,6 +40,8 @@ export function httpStatusOf(code: RequestErrorCode): number {
       return 429;
     case RequestErrorCode.INTERNAL_ERROR:
       return 500;
+    case RequestErrorCode.SERVICE_UNAVAILABLE:
+      return 503;
     default:
       return assertUnreachable(code);
   }

@@ -1,4 +1,4 @@
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty, ApiSchema } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { ArrayMaxSize, ArrayNotEmpty, IsArray, IsDefined, ValidateBy, ValidateNested } from 'class-validator';
 import { RequestErrorCode } from '../../errors/error-codes';
@@ -26,6 +26,7 @@ const batchLimit: ConstraintContext = { code: RequestErrorCode.BATCH_LIMIT_EXCEE
  * bottom-up and the first failure wins, so the count is checked before anything about the entries
  * (BATCH_LIMIT_EXCEEDED whatever they hold), and an entry is checked only once all are objects.
  */
+@ApiSchema({ name: 'BatchInput' })
 @KnownKeysOnly()
 export class BatchContactsDto {
   @ApiProperty({

@@ -148,7 +148,7 @@ describe('unknown keys, named by their path', () => {
 });
 
 describe('parseDryRun', () => {
-  it('accepts true, false and absent', async () => {
+  it('accepts true, false and absent', () => {
     expect(parseDryRun('true')).toBe(true);
     expect(parseDryRun('false')).toBe(false);
     expect(parseDryRun(undefined)).toBe(false);

@@ -1,4 +1,4 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { Allow, IsArray, IsBoolean, IsInstance, IsString, ValidateIf } from 'class-validator';
 import { KnownKeysOnly } from '../../validation/known-keys.decorator';
@@ -22,9 +22,10 @@ const whenSent = (property: keyof CreateContactDto) => ValidateIf((dto: CreateCo
  * batch. Only the shape is checked here (a shape error is the request's 400 INVALID_REQUEST); the
  * per-contact rules (rule 1 for `email`, field types) are domain logic in contact-rules.ts.
  */
+@ApiSchema({ name: 'ContactInput' })
 @KnownKeysOnly()
 export class CreateContactDto implements ContactInput {
-  @ApiProperty({
+  @ApiPropertyOptional({
     type: String,
     example: 'ada@example.com',
     description:
