@@ -6,7 +6,7 @@ import { AuthModule } from './auth/auth.module';
 import { ContactsModule } from './contacts/contacts.module';
 import { CustomFieldsModule } from './custom-fields/custom-fields.module';
 import { loggerParams } from './common/logging';
-import { BrokenPathEncodingGuard } from './common/path-encoding';
+import { BrokenPathEncodingGuard } from './http-body/path-encoding';
 import { APP_CONFIG, type AppConfig } from './config/app-config';
 import { DatabaseModule } from './database/database.module';
 import { DomainErrorFilter } from './errors/domain-error.filter';

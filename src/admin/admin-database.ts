@@ -1,6 +1,7 @@
 import { Client } from 'pg';
 import type { AppConfig } from '../config/app-config';
 import { prepareDatabase } from '../database/database-bootstrap';
+import { EMBEDDED_PG } from '../database/embedded-postgres';
 
 export interface AdminDatabase {
   url: string;
@@ -8,11 +9,6 @@ export interface AdminDatabase {
   close(): Promise<void>;
 }
 
-// Must match src/database/embedded-postgres.ts (user, password) and database-bootstrap.ts
-// (database name): how the service's embedded server is reached.
-const EMBEDDED_USER = 'postgres';
-const EMBEDDED_PASSWORD = 'postgres';
-const EMBEDDED_DATABASE = 'contact_sync';
 
 /**
  * The database the admin commands and Prisma Studio work on: DATABASE_URL when set (used as it
@@ -22,7 +18,7 @@ const EMBEDDED_DATABASE = 'contact_sync';
  */
 export async function openAdminDatabase(config: AppConfig, log: (message: string) => void): Promise<AdminDatabase> {
   if (config.DATABASE_URL) return { url: config.DATABASE_URL, close: () => Promise.resolve() };
-  const url = `postgresql://${EMBEDDED_USER}:${EMBEDDED_PASSWORD}@127.0.0.1:${config.EMBEDDED_PG_PORT}/${EMBEDDED_DATABASE}`;
+  const url = `postgresql://${EMBEDDED_PG.user}:${EMBEDDED_PG.password}@127.0.0.1:${config.EMBEDDED_PG_PORT}/${EMBEDDED_PG.database}`;
   if (await isReachable(url)) return { url, close: () => Promise.resolve() };
   const database = await prepareDatabase(config, log);
   return { url: database.url, close: () => database.stop() };

