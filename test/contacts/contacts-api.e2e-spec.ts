@@ -216,6 +216,15 @@ describe('contacts API', () => {
   });
 
   describe('dry run', () => {
+    it('a bad dryRun is refused before the body’s shape, on both endpoints (decisions: ?dryRun)', async () => {
+      const c = await setUpCaller(t);
+      const single = await c.postContact({ email: 'a@example.com', listIds: null, extra: 1 }, '?dryRun=yes');
+      const batch = await c.postBatch({ contacts: Array.from({ length: 60 }, () => 7) }, '?dryRun=1');
+      for (const res of [single, batch]) {
+        expect([res.status, res.body.error]).toEqual([400, { code: 'INVALID_REQUEST', message: 'dryRun must be true or false' }]);
+      }
+    });
+
     it('answers what the real call would, with dryRun: true and no id on created, and writes nothing', async () => {
       const c = await setUpCaller(t);
       await c.postContact({ email: 'have@example.com', listIds: [c.list.id] });
