@@ -7,13 +7,22 @@
  */
 const originals = new WeakMap<object, object>();
 
+/**
+ * Deeper than any DTO reads: below it an object or array is copied as an empty one of its kind
+ * (still "not a string", "an object"...). A JSON value nested 100,000 deep would otherwise
+ * overflow the stack here and in class-transformer, which both recurse; data read as sent
+ * (`fields` values) comes from the original.
+ */
+const MAX_COPY_DEPTH = 16;
+
 /** A copy of parsed JSON without `__proto__` and `constructor` keys; each copied object remembers its original. */
-export function copyForTransform(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(copyForTransform);
+export function copyForTransform(value: unknown, depth = 0): unknown {
   if (typeof value !== 'object' || value === null) return value;
+  if (depth >= MAX_COPY_DEPTH) return Array.isArray(value) ? [] : {};
+  if (Array.isArray(value)) return value.map((entry) => copyForTransform(entry, depth + 1));
   const copy: Record<string, unknown> = {};
   for (const [key, entry] of Object.entries(value)) {
-    if (key !== '__proto__' && key !== 'constructor') copy[key] = copyForTransform(entry);
+    if (key !== '__proto__' && key !== 'constructor') copy[key] = copyForTransform(entry, depth + 1);
   }
   originals.set(copy, value);
   return copy;
