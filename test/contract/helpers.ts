@@ -2,9 +2,8 @@
  * Black-box helpers for the contract suite. Everything goes through HTTP except fixture setup
  * (organizations, keys, lists, custom fields, suppressions), which the contract leaves to the admin CLI.
  */
-import { request as httpRequest } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { createApiKey, createCustomField, createList, createOrganization, suppress } from '../utils/fixtures';
+import { rawPostJson } from '../utils/net';
 import { createTestApp, type TestApp } from '../utils/test-app';
 
 /** What the assertions need of a response (supertest's Response, or rawPost's). */
@@ -132,30 +131,9 @@ export class Org {
   }
 }
 
-export function rawPost(t: TestApp, path: string, bytes: Buffer, headers: Record<string, string>): Promise<Res> {
-  const { port } = t.app.getHttpServer().address() as AddressInfo;
-  return new Promise((resolve, reject) => {
-    const req = httpRequest(
-      { host: '127.0.0.1', port, path, method: 'POST', headers: { ...headers, 'Content-Length': String(bytes.length) } },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => {
-          const text = Buffer.concat(chunks).toString('utf8');
-          let body: unknown = text;
-          try {
-            body = JSON.parse(text);
-          } catch {
-            /* keep text */
-          }
-          resolve({ status: res.statusCode ?? 0, body, headers: res.headers });
-        });
-      },
-    );
-    req.on('error', reject);
-    req.end(bytes);
-  });
-}
+/** Bytes sent exactly as given, a JSON answer parsed. */
+export const rawPost = (t: TestApp, path: string, bytes: Buffer, headers: Record<string, string>): Promise<Res> =>
+  rawPostJson(t, path, bytes, headers);
 
 function view(res: Res) {
   return { status: res.status, body: res.body };

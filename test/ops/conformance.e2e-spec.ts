@@ -1,25 +1,15 @@
 import { gzipSync } from 'node:zlib';
-import { request as httpRequest } from 'node:http';
 import { createCustomField, createList, createOrganization, suppress } from '../utils/fixtures';
+import { rawPostJson } from '../utils/net';
 import { createTestApp, type TestApp } from '../utils/test-app';
 import { buildOpenApiDocument } from '../../src/docs/openapi';
 import { OpenApiValidator, type HttpAnswer } from './openapi-validator';
 
 /** A POST whose body bytes are sent exactly as given. */
-function rawPost(t: TestApp, path: string, headers: Record<string, string>, body: Buffer): Promise<HttpAnswer & { rawLength: number }> {
-  const { port } = t.app.getHttpServer().address() as { port: number };
-  return new Promise((resolve, reject) => {
-    const req = httpRequest({ host: '127.0.0.1', port, method: 'POST', path, headers: { ...headers, 'content-length': body.length } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () =>
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, body: JSON.parse(Buffer.concat(chunks).toString('utf8')), rawLength: body.length }),
-      );
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
-}
+const rawPost = async (t: TestApp, path: string, headers: Record<string, string>, body: Buffer) => ({
+  ...(await rawPostJson(t, path, body, headers)),
+  rawLength: body.length,
+});
 
 /**
  * Real responses of every endpoint and error, validated against the OpenAPI document the service

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { Client } from 'pg';
 import { generateApiKey } from '../../src/auth/api-key';
 import { createTestDatabase, type TestDatabase } from '../utils/test-database';
-import { freePort } from '../utils/net';
+import { freePort, isListening } from '../utils/net';
 
 /**
  * The production process (`node dist/main.js`, contract section 12): SIGTERM stops accepting,
@@ -63,17 +63,6 @@ async function waitUntil(what: string, check: () => Promise<boolean> | boolean, 
   throw new Error(`Timed out waiting until ${what}`);
 }
 
-/** Whether a new TCP connection to the port is accepted right now. */
-function accepts(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect(port, '127.0.0.1');
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
-  });
-}
 
 /** Everything the server sends on a socket until it closes it, or until the timeout. */
 function readAll(socket: Socket, timeoutMs: number): Promise<string> {
@@ -109,7 +98,7 @@ describe('process lifecycle (node dist/main.js)', () => {
     const port = await freePort();
     started = startService({ DATABASE_URL: database.url, PORT: String(port) });
     const service = started;
-    await waitUntil('the service listens', () => service.output().includes('listening') && accepts(port));
+    await waitUntil('the service listens', () => service.output().includes('listening') && isListening(port));
 
     const body = JSON.stringify({ email: 'slow.sender@example.com', listIds: [listId] });
     const half = Math.floor(body.length / 2);
@@ -125,7 +114,7 @@ describe('process lifecycle (node dist/main.js)', () => {
     await new Promise((r) => setTimeout(r, 300));
 
     service.child.kill('SIGTERM');
-    await waitUntil('new connections are refused', async () => !(await accepts(port)), 5_000);
+    await waitUntil('new connections are refused', async () => !(await isListening(port)), 5_000);
     expect(service.child.exitCode).toBeNull(); // still draining the in-flight request
 
     socket.write(body.slice(half));
@@ -140,7 +129,7 @@ describe('process lifecycle (node dist/main.js)', () => {
     });
 
     expect(await service.exit).toEqual({ code: 0, signal: null });
-    expect(await accepts(port)).toBe(false);
+    expect(await isListening(port)).toBe(false);
 
     // The answer was not a fluke of the response path: the contact is in the database.
     const client = new Client({ connectionString: database.url });
@@ -154,7 +143,7 @@ describe('process lifecycle (node dist/main.js)', () => {
     const port = await freePort();
     started = startService({ DATABASE_URL: database.url, PORT: String(port) });
     const service = started;
-    await waitUntil('the service listens', () => service.output().includes('listening') && accepts(port));
+    await waitUntil('the service listens', () => service.output().includes('listening') && isListening(port));
     const t0 = Date.now();
     service.child.kill('SIGTERM');
     expect(await service.exit).toEqual({ code: 0, signal: null });
