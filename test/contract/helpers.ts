@@ -4,7 +4,7 @@
  */
 import { createApiKey, createCustomField, createList, createOrganization, suppress } from '../utils/fixtures';
 import { rawPostJson } from '../utils/net';
-import { createTestApp, type TestApp } from '../utils/test-app';
+import { type TestApp, useTestApp } from '../utils/test-app';
 
 /** What the assertions need of a response (supertest's Response, or rawPost's). */
 /* eslint-disable @typescript-eslint/no-explicit-any -- response bodies are checked by value, not by type */
@@ -18,16 +18,7 @@ export interface Res {
 export const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Boots one app for the file. The per-IP limit is lifted: every request of the suite comes from 127.0.0.1. */
-export function bootApp(): { t: TestApp } {
-  const holder = {} as { t: TestApp };
-  beforeAll(async () => {
-    holder.t = await createTestApp({ IP_RATE_LIMIT: '1000000', ORG_RATE_LIMIT: '100000' });
-  });
-  afterAll(async () => {
-    await holder.t?.close();
-  });
-  return holder;
-}
+export const bootApp = (): { t: TestApp } => useTestApp({ IP_RATE_LIMIT: '1000000', ORG_RATE_LIMIT: '100000' });
 
 export type FieldType = 'text' | 'number' | 'boolean' | 'date' | 'select';
 export type Reason = 'bounced' | 'complained' | 'unsubscribed';
