@@ -1,5 +1,5 @@
 import { gzipSync } from 'node:zlib';
-import { createCustomField, createList, createOrganization, suppress } from '../utils/fixtures';
+import { createOrganization, createOrgWith, suppress } from '../utils/fixtures';
 import { rawPostJson } from '../utils/net';
 import { createTestApp, type TestApp } from '../utils/test-app';
 import { buildOpenApiDocument } from '../../src/docs/openapi';
@@ -34,16 +34,21 @@ describe('OpenAPI conformance of real responses', () => {
   beforeAll(async () => {
     t = await createTestApp({ IP_RATE_LIMIT: '1000000', ORG_RATE_LIMIT: '1000000' });
     docs = await servedDocs(t);
-    const org = await createOrganization(t.prisma, 'Conformance');
+    const org = await createOrgWith(t.prisma, {
+      name: 'Conformance',
+      lists: ['A', 'B'],
+      archivedLists: ['Old'],
+      fields: [
+        { key: 'plan', type: 'select', options: ['free', 'pro'], defaultValue: 'free' },
+        { key: 'seats', type: 'number' },
+        { key: 'vip', type: 'boolean' },
+        { key: 'since', type: 'date' },
+        { key: 'region', type: 'text', required: true, defaultValue: 'eu' },
+      ],
+    });
     key = org.apiKey;
-    listA = (await createList(t.prisma, org.id, 'A')).id;
-    listB = (await createList(t.prisma, org.id, 'B')).id;
-    archived = (await createList(t.prisma, org.id, 'Old', true)).id;
-    await createCustomField(t.prisma, org.id, { key: 'plan', type: 'select', options: ['free', 'pro'], defaultValue: 'free' });
-    await createCustomField(t.prisma, org.id, { key: 'seats', type: 'number' });
-    await createCustomField(t.prisma, org.id, { key: 'vip', type: 'boolean' });
-    await createCustomField(t.prisma, org.id, { key: 'since', type: 'date' });
-    await createCustomField(t.prisma, org.id, { key: 'region', type: 'text', required: true, defaultValue: 'eu' });
+    [listA, listB] = org.lists.map((list) => list.id);
+    archived = org.archivedLists[0].id;
     await suppress(t.prisma, org.id, 'suppressed.conf@example.com', 'complained');
   });
   afterAll(async () => {
