@@ -4,7 +4,7 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import { Logger } from 'nestjs-pino';
 import { AppModule } from './app.module';
 import { flagUnmetExpectation } from './common/expectation';
-import { brokenPathEncodingMiddleware } from './common/path-encoding';
+import { brokenPathEncodingMiddleware } from './http-body/path-encoding';
 import { requestIdMiddleware } from './common/request-id';
 import { securityHeadersMiddleware } from './common/security-headers';
 import type { AppConfig } from './config/app-config';

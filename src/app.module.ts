@@ -1,5 +1,5 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR } from '@nestjs/core';
+import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
 import { LoggerModule } from 'nestjs-pino';
 import { ApiKeyGuard } from './auth/api-key.guard';
 import { AuthModule } from './auth/auth.module';
@@ -7,7 +7,7 @@ import { ContactsModule } from './contacts/contacts.module';
 import { CustomFieldsModule } from './custom-fields/custom-fields.module';
 import { UnmetExpectationGuard } from './common/expectation';
 import { loggerParams } from './common/logging';
-import { BrokenPathEncodingGuard } from './common/path-encoding';
+import { BrokenPathEncodingGuard } from './http-body/path-encoding';
 import { APP_CONFIG, type AppConfig } from './config/app-config';
 import { DatabaseModule } from './database/database.module';
 import { DomainErrorFilter } from './errors/domain-error.filter';
@@ -18,6 +18,7 @@ import { MetricsModule } from './metrics/metrics.module';
 import { OrgRateLimitGuard } from './rate-limit/org-rate-limit.guard';
 import { RateLimitModule } from './rate-limit/rate-limit.module';
 import { RequestsModule } from './requests/requests.module';
+import { RequestValidationPipe } from './validation/request-validation.pipe';
 
 /**
  * The request path, in order: request id and per-IP limit (middleware) → ApiKeyGuard →
@@ -49,6 +50,7 @@ export class AppModule {
         { provide: APP_GUARD, useClass: BrokenPathEncodingGuard }, // path checks come after both limits
         { provide: APP_GUARD, useClass: UnmetExpectationGuard }, // so does an Expect other than 100-continue
         { provide: APP_INTERCEPTOR, useClass: JsonBodyInterceptor },
+        { provide: APP_PIPE, useClass: RequestValidationPipe }, // request DTOs (class-validator)
         { provide: APP_FILTER, useClass: DomainErrorFilter },
       ],
       exports: [APP_CONFIG],

@@ -1,7 +1,7 @@
 import { Client } from 'pg';
 import type { AppConfig } from '../config/app-config';
 import { checkDatabaseReachable, DatabaseStartError, explainConnectError } from '../database/database-errors';
-import { databaseUrlOn, ensureDatabase, startEmbeddedPostgres } from '../database/embedded-postgres';
+import { databaseUrlOn, EMBEDDED_PG, ensureDatabase, startEmbeddedPostgres } from '../database/embedded-postgres';
 
 export interface AdminDatabase {
   url: string;
@@ -9,11 +9,6 @@ export interface AdminDatabase {
   close(): Promise<void>;
 }
 
-// Must match src/database/embedded-postgres.ts (user, password) and database-bootstrap.ts
-// (database name): how the service's embedded server is reached.
-const EMBEDDED_USER = 'postgres';
-const EMBEDDED_PASSWORD = 'postgres';
-const EMBEDDED_DATABASE = 'contact_sync';
 
 /**
  * The database the admin commands and Prisma Studio work on: DATABASE_URL when set (checked, used
@@ -26,16 +21,16 @@ export async function openAdminDatabase(config: AppConfig): Promise<AdminDatabas
     await checkDatabaseReachable(config.DATABASE_URL);
     return { url: config.DATABASE_URL, embedded: false, close: () => Promise.resolve() };
   }
-  const url = `postgresql://${EMBEDDED_USER}:${EMBEDDED_PASSWORD}@127.0.0.1:${config.EMBEDDED_PG_PORT}/${EMBEDDED_DATABASE}`;
+  const url = `postgresql://${EMBEDDED_PG.user}:${EMBEDDED_PG.password}@127.0.0.1:${config.EMBEDDED_PG_PORT}/${EMBEDDED_PG.database}`;
   if (await isReachable(url)) return { url, embedded: true, close: () => Promise.resolve() };
   const server = await startEmbeddedPostgres({ dataDir: config.EMBEDDED_PG_DIR, port: config.EMBEDDED_PG_PORT, persistent: true });
   try {
-    await ensureDatabase(server.serverUrl, EMBEDDED_DATABASE);
+    await ensureDatabase(server.serverUrl, EMBEDDED_PG.database);
   } catch (error) {
     await server.stop();
     throw error;
   }
-  return { url: databaseUrlOn(server.serverUrl, EMBEDDED_DATABASE), embedded: true, close: () => server.stop() };
+  return { url: databaseUrlOn(server.serverUrl, EMBEDDED_PG.database), embedded: true, close: () => server.stop() };
 }
 
 /** True when a server answers on the URL; false when nothing listens (the service is not running). */

@@ -1,5 +1,6 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { generateApiKey } from '../auth/api-key';
+import { SUPPRESSION_REASONS, type SuppressionReason } from '../contacts/contact-rules';
 import { isValidEmail, normalizeEmail } from '../contacts/email';
 import {
   CUSTOM_FIELD_KEY_PATTERN,
@@ -20,8 +21,8 @@ import type { PrismaClient } from '../generated/prisma/client';
 /** A bad argument: the CLI prints the message on one line of stderr and exits non-zero. */
 export class AdminArgumentError extends Error {}
 
-export const SUPPRESSION_REASONS = ['bounced', 'complained', 'unsubscribed'] as const;
-type SuppressionReasonName = (typeof SUPPRESSION_REASONS)[number];
+export { SUPPRESSION_REASONS };
+type SuppressionReasonName = SuppressionReason;
 
 export type AdminCommand =
   | { command: 'org create'; name: string }

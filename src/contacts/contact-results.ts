@@ -2,6 +2,7 @@
  * The per-contact results of the pipeline and the response bodies of contract section 7 (with
  * the additions of section 11: dryRun, changedFields/addedListIds, suppressionReason).
  */
+import { singleEndpointStatusOf } from './contact-error-codes';
 import type { ContactFailureCode, SuppressionReason } from './contact-rules';
 import type { StoredContact } from './contacts.repository';
 
@@ -45,7 +46,7 @@ export function httpStatusOfResult(result: ContactResult): number {
     case 'unchanged':
       return 200;
     case 'failed':
-      return result.code === 'DUPLICATE_EMAIL' || result.code === 'SUPPRESSED_EMAIL' ? 409 : 400;
+      return singleEndpointStatusOf(result.code) ?? 400;
   }
 }
 

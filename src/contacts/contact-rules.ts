@@ -12,24 +12,17 @@ import {
   fitsStandardField,
   isStandardFieldKey,
 } from '../custom-fields/field-definitions';
+import { SuppressionReason } from '../generated/prisma/enums';
+import { ContactErrorCode } from './contact-error-codes';
 import type { ContactInput } from './contact-input.shape';
 import { isValidEmail, normalizeEmail } from './email';
 
 export const MAX_LIST_IDS = 20;
 
-export type ContactFailureCode =
-  | 'INVALID_EMAIL'
-  | 'DUPLICATE_IN_REQUEST'
-  | 'EMPTY_LIST_IDS'
-  | 'TOO_MANY_LIST_IDS'
-  | 'INVALID_LIST'
-  | 'UNKNOWN_FIELD'
-  | 'FIELD_TYPE_MISMATCH'
-  | 'REQUIRED_FIELD_MISSING'
-  | 'SUPPRESSED_EMAIL'
-  | 'DUPLICATE_EMAIL';
-
-export type SuppressionReason = 'bounced' | 'complained' | 'unsubscribed';
+export type ContactFailureCode = ContactErrorCode;
+/** From the Prisma enum (schema.prisma), the one list of reasons. */
+export { SuppressionReason };
+export const SUPPRESSION_REASONS: readonly SuppressionReason[] = Object.values(SuppressionReason);
 
 export interface ContactFailure {
   outcome: 'failed';
@@ -118,27 +111,27 @@ export function screenContacts(inputs: readonly ContactInput[]): ScreenedRow[] {
     // Rule 1.
     if (typeof raw !== 'string') {
       const message = raw === undefined ? 'email is required' : 'email must be a string';
-      return { kind: 'failed', email: null, failure: fail('INVALID_EMAIL', message) };
+      return { kind: 'failed', email: null, failure: fail(ContactErrorCode.INVALID_EMAIL, message) };
     }
     const email = normalizeEmail(raw);
     if (!isValidEmail(email)) {
-      return { kind: 'failed', email, failure: fail('INVALID_EMAIL', 'email is not a valid email address') };
+      return { kind: 'failed', email, failure: fail(ContactErrorCode.INVALID_EMAIL, 'email is not a valid email address') };
     }
     // Rule 2: the first row with an email is processed, whatever happens to it later.
     const first = firstRowOf.get(email);
     if (first !== undefined) {
       const message = `email already appears in row ${first} of this request; rows are never merged`;
-      return { kind: 'failed', email, failure: fail('DUPLICATE_IN_REQUEST', message) };
+      return { kind: 'failed', email, failure: fail(ContactErrorCode.DUPLICATE_IN_REQUEST, message) };
     }
     firstRowOf.set(email, index);
     // Rule 3.
     const listIds = input.listIds ?? [];
     if (listIds.length === 0) {
-      return { kind: 'failed', email, failure: fail('EMPTY_LIST_IDS', 'listIds must hold at least one list id') };
+      return { kind: 'failed', email, failure: fail(ContactErrorCode.EMPTY_LIST_IDS, 'listIds must hold at least one list id') };
     }
     if (listIds.length > MAX_LIST_IDS) {
       const message = `listIds holds ${listIds.length} entries; at most ${MAX_LIST_IDS} are allowed`;
-      return { kind: 'failed', email, failure: fail('TOO_MANY_LIST_IDS', message) };
+      return { kind: 'failed', email, failure: fail(ContactErrorCode.TOO_MANY_LIST_IDS, message) };
     }
     return { kind: 'candidate', email, input };
   });
@@ -163,14 +156,14 @@ export function planContact(email: string, input: ContactInput, context: RuleCon
   // Rule 4: missing, archived and foreign lists are indistinguishable.
   const invalidListIds = listIds.filter((id) => !context.activeListIds.has(id));
   if (invalidListIds.length > 0) {
-    return fail('INVALID_LIST', `Unknown or archived list: ${quoteAll(invalidListIds)}`, { invalidListIds });
+    return fail(ContactErrorCode.INVALID_LIST, `Unknown or archived list: ${quoteAll(invalidListIds)}`, { invalidListIds });
   }
 
   // Rule 5: names are case-sensitive.
   const given = [...input.fields.entries()];
   const unknownKeys = given.map(([key]) => key).filter((key) => !isStandardFieldKey(key) && !context.customFields.has(key));
   if (unknownKeys.length > 0) {
-    return fail('UNKNOWN_FIELD', `Unknown field: ${quoteAll(unknownKeys)}`);
+    return fail(ContactErrorCode.UNKNOWN_FIELD, `Unknown field: ${quoteAll(unknownKeys)}`);
   }
 
   // Rule 6: null always fits here (rule 7 decides about null for required fields).
@@ -186,7 +179,7 @@ export function planContact(email: string, input: ContactInput, context: RuleCon
       const definition = isStandardFieldKey(key) ? undefined : context.customFields.get(key);
       return `${JSON.stringify(key)} (${definition ? definition.type : 'text of at most 255 characters'})`;
     });
-    return fail('FIELD_TYPE_MISMATCH', `Value does not fit field ${described.join(', ')}`);
+    return fail(ContactErrorCode.FIELD_TYPE_MISMATCH, `Value does not fit field ${described.join(', ')}`);
   }
 
   // Rule 7.
@@ -194,21 +187,20 @@ export function planContact(email: string, input: ContactInput, context: RuleCon
     .filter(([key, value]) => value === null && context.customFields.get(key)?.required === true)
     .map(([key]) => key);
   if (clearedRequired.length > 0) {
-    return fail('REQUIRED_FIELD_MISSING', `A required field cannot be cleared: ${quoteAll(clearedRequired)}`);
+    return fail(ContactErrorCode.REQUIRED_FIELD_MISSING, `A required field cannot be cleared: ${quoteAll(clearedRequired)}`);
   }
 
   // Rules 8 and 9.
   const suppressionReason = context.suppressions.get(email);
   if (suppressionReason !== undefined && !input.overwrite) {
-    return fail(
-      'SUPPRESSED_EMAIL',
+    return fail(ContactErrorCode.SUPPRESSED_EMAIL,
       `The email is suppressed (${suppressionReason}); send overwrite: true to update the contact's data`,
       { suppressionReason },
     );
   }
   const existing = context.existingContacts.get(email);
   if (existing && !input.overwrite) {
-    return fail('DUPLICATE_EMAIL', 'A contact with this email already exists; send overwrite: true to update it');
+    return fail(ContactErrorCode.DUPLICATE_EMAIL, 'A contact with this email already exists; send overwrite: true to update it');
   }
 
   return existing ? planUpdate(existing, given, listIds, context) : planCreate(email, given, listIds, context);
@@ -288,5 +280,5 @@ function missingRequired(custom: CustomValues, context: RuleContext): ContactFai
     .filter((definition) => definition.required && !custom.has(definition.key))
     .map((definition) => definition.key);
   if (missing.length === 0) return undefined;
-  return fail('REQUIRED_FIELD_MISSING', `A required field has no value and no default: ${quoteAll(missing)}`);
+  return fail(ContactErrorCode.REQUIRED_FIELD_MISSING, `A required field has no value and no default: ${quoteAll(missing)}`);
 }

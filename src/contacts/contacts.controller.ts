@@ -1,22 +1,72 @@
-import { Controller, Get, Param, Post, Req, Res, UseGuards } from '@nestjs/common';
+import { applyDecorators, Body, Controller, Get, Param, Post, Query, Req, Res, UseGuards } from '@nestjs/common';
+import { ApiExcludeEndpoint, ApiExtraModels, ApiHeader, ApiOperation, ApiParam, ApiQuery, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import type { CallerIdentity } from '../auth/authenticated-request';
 import { Caller } from '../auth/caller.decorator';
 import { Public } from '../common/public.decorator';
 import { requestIdOf } from '../common/request-id';
+import {
+  ApiAnswer,
+  ApiKeyAuth,
+  ApiRequestError,
+  CLIENT_REQUEST_ID_HEADER,
+  CLIENT_REQUEST_ID_PATTERN,
+  schemaRef,
+} from '../docs/openapi.decorators';
 import { DomainError } from '../errors/domain-error';
 import { RequestErrorCode } from '../errors/error-codes';
 import { ClientRequestIdGuard, clientRequestIdOf } from '../requests/client-request-id';
 import { StoredResponsesRepository, type Answer } from '../requests/stored-responses.repository';
-import { type ContactInput, parseBatchBody, parseDryRun, parseSingleContactBody } from './contact-input.shape';
+import type { ContactInput } from './contact-input.shape';
 import { type ContactResult, renderBatchResponse, renderContact, renderSingleResponse } from './contact-results';
 import { ContactsPipelineService } from './contacts-pipeline.service';
 import { ContactsRepository } from './contacts.repository';
+import { DryRunPipe } from './dry-run.pipe';
+import { BatchContactsDto } from './dto/batch-contacts.dto';
+import {
+  BatchResponseModel,
+  ContactConflict,
+  ContactCreated,
+  ContactFailure,
+  ContactResponseModel,
+  ContactUnchanged,
+  ContactUpdated,
+} from './dto/contact-responses.dto';
+import { CreateContactDto } from './dto/create-contact.dto';
 import { isValidEmail, normalizeEmail } from './email';
+
+const jsonBodyErrors =
+  'Wrong Content-Type, malformed or empty JSON, non-UTF-8 body, unsupported Content-Encoding, an invalid ' +
+  'X-Client-Request-Id, or wrong shape (the message names the path, e.g. `contacts[3].listIds must be an array of strings`)';
+
+/** What both POST endpoints document besides their bodies (contract sections 7 and 11). */
+const PostDocs = () =>
+  applyDecorators(
+    ApiQuery({
+      name: 'dryRun',
+      required: false,
+      type: Boolean,
+      description:
+        'true: answer exactly what the real call would (statuses, codes, HTTP status) and write nothing. ' +
+        'The body then carries `"dryRun": true`, and a would-be created contact has no `id`.',
+    }),
+    ApiHeader({
+      name: 'X-Client-Request-Id',
+      required: false,
+      description:
+        'Optional id of this attempt (1–128 of `A-Z a-z 0-9 . _ : -`), echoed in the response; its stored answer is found ' +
+        'with GET /api/v2/requests?clientRequestId=<id> for 24 hours. Not an idempotency key: give each attempt its own.',
+      schema: { type: 'string', pattern: CLIENT_REQUEST_ID_PATTERN },
+    }),
+    ApiRequestError(413, 'More than 1,048,576 bytes of decoded body (PAYLOAD_TOO_LARGE); a Content-Length over the limit is refused unread'),
+  );
 
 const contactNotFound = () =>
   new DomainError(RequestErrorCode.CONTACT_NOT_FOUND, 'No contact with this email in this organization');
 
+@ApiTags('Contacts')
+@ApiKeyAuth()
+@ApiExtraModels(ContactUpdated, ContactUnchanged, ContactFailure) // referenced inside oneOf answers
 @Controller('api/v2/contacts')
 export class ContactsController {
   constructor(
@@ -27,13 +77,32 @@ export class ContactsController {
 
   @Post()
   @UseGuards(ClientRequestIdGuard)
+  @ApiOperation({
+    operationId: 'upsertContact',
+    summary: 'Create or update one contact',
+    description:
+      'Checks, in order: per-IP limit → API key → organization limit → body size → JSON → shape → per-contact rules ' +
+      '(the first failing rule is the `code`). Outcomes: absent → created (201); existing with `overwrite: true` → ' +
+      'updated or unchanged (200). A per-contact failure is the whole body: 400, or 409 for DUPLICATE_EMAIL and SUPPRESSED_EMAIL.',
+  })
+  @PostDocs()
+  @ApiAnswer(201, 'Created (status `created`)', ContactCreated, { headers: CLIENT_REQUEST_ID_HEADER })
+  @ApiAnswer(200, 'Updated or unchanged (status `updated` / `unchanged`)', { oneOf: [schemaRef(ContactUpdated), schemaRef(ContactUnchanged)] }, {
+    headers: CLIENT_REQUEST_ID_HEADER,
+  })
+  @ApiAnswer(400, `A per-contact failure (status \`failed\`), or INVALID_REQUEST: ${jsonBodyErrors}`, {
+    oneOf: [schemaRef(ContactFailure), schemaRef('Error400')],
+  }, { headers: CLIENT_REQUEST_ID_HEADER })
+  @ApiAnswer(409, 'DUPLICATE_EMAIL (exists, overwrite not true) or SUPPRESSED_EMAIL (suppressed, overwrite not true)', ContactConflict, {
+    headers: CLIENT_REQUEST_ID_HEADER,
+  })
   createOrUpdate(
     @Caller() caller: CallerIdentity,
+    @Query('dryRun', DryRunPipe) dryRun: boolean, // checked before the body's shape
+    @Body() input: CreateContactDto,
     @Req() req: Request,
     @Res({ passthrough: true }) res: Response,
   ): Promise<unknown> {
-    const dryRun = parseDryRun(req.query.dryRun); // checked before the body's shape
-    const input = parseSingleContactBody(req.body);
     return this.answer(caller, req, res, dryRun, [input], (requestId, results) =>
       renderSingleResponse(requestId, results[0], dryRun),
     );
@@ -41,14 +110,28 @@ export class ContactsController {
 
   @Post('batch')
   @UseGuards(ClientRequestIdGuard)
+  @ApiOperation({
+    operationId: 'syncContacts',
+    summary: 'Create or update up to 50 contacts',
+    description:
+      'Each row follows the single endpoint’s rules, plus DUPLICATE_IN_REQUEST for a later row repeating an earlier ' +
+      'row’s normalized email. A shape error anywhere refuses the whole request (400) and writes nothing. All ' +
+      'successful rows are written in one transaction.',
+  })
+  @PostDocs()
+  @ApiAnswer(200, 'One result per row, in input order, and a summary', BatchResponseModel, { headers: CLIENT_REQUEST_ID_HEADER })
+  @ApiRequestError(
+    400,
+    `INVALID_REQUEST (${jsonBodyErrors}; \`contacts\` missing, not an array or empty) or BATCH_LIMIT_EXCEEDED (more than 50 entries)`,
+  )
   batch(
     @Caller() caller: CallerIdentity,
+    @Query('dryRun', DryRunPipe) dryRun: boolean,
+    @Body() body: BatchContactsDto,
     @Req() req: Request,
     @Res({ passthrough: true }) res: Response,
   ): Promise<unknown> {
-    const dryRun = parseDryRun(req.query.dryRun);
-    const inputs = parseBatchBody(req.body);
-    return this.answer(caller, req, res, dryRun, inputs, (requestId, results) =>
+    return this.answer(caller, req, res, dryRun, body.contacts, (requestId, results) =>
       renderBatchResponse(requestId, results, dryRun),
     );
   }
@@ -84,6 +167,7 @@ export class ContactsController {
    * route (404 NOT_FOUND, with or without a key), not a lookup of a contact named "batch".
    */
   @Public()
+  @ApiExcludeEndpoint() // answers only 404 NOT_FOUND
   @Get('batch')
   batchIsNotReadable(@Req() req: Request): never {
     throw new DomainError(RequestErrorCode.NOT_FOUND, `No route for ${req.method} ${req.path}`);
@@ -91,6 +175,11 @@ export class ContactsController {
 
   /** Express has already percent-decoded the email; broken encoding never reaches here (400). */
   @Get(':email')
+  @ApiOperation({ operationId: 'getContact', summary: 'Read one contact' })
+  @ApiParam({ name: 'email', type: String, description: 'URL-encoded; normalized (trimmed, lowercased) before lookup' })
+  @ApiAnswer(200, 'The contact', ContactResponseModel)
+  @ApiRequestError(400, 'Broken percent-encoding in the path (INVALID_REQUEST), checked after the key and the limits')
+  @ApiRequestError(404, 'CONTACT_NOT_FOUND: no such contact in this organization, or not a valid email')
   async findOne(@Caller() caller: CallerIdentity, @Req() req: Request, @Param('email') rawEmail: string) {
     const email = normalizeEmail(rawEmail);
     if (!isValidEmail(email)) throw contactNotFound();

@@ -1,9 +1,12 @@
 import { Module } from '@nestjs/common';
+import { MetricsModule } from '../metrics/metrics.module';
+import { RequestsModule } from '../requests/requests.module';
 import { ContactsPipelineService } from './contacts-pipeline.service';
 import { ContactsController } from './contacts.controller';
 import { ContactsRepository } from './contacts.repository';
 
 @Module({
+  imports: [MetricsModule, RequestsModule],
   controllers: [ContactsController],
   providers: [ContactsRepository, ContactsPipelineService],
   exports: [ContactsPipelineService],

@@ -1,4 +1,5 @@
 import { isStorableText } from '../common/storable-text';
+import { CustomFieldType } from '../generated/prisma/enums';
 
 /**
  * What fits a field (contract section 5). Pure: used by the contacts pipeline for input values
@@ -11,8 +12,9 @@ export const STANDARD_FIELD_MAX_LENGTH = 255;
 export const TEXT_FIELD_MAX_LENGTH = 2000;
 export const CUSTOM_FIELD_KEY_PATTERN = /^[a-zA-Z][a-zA-Z0-9_]{0,63}$/;
 
-export const CUSTOM_FIELD_TYPES = ['text', 'number', 'boolean', 'date', 'select'] as const;
-export type CustomFieldTypeName = (typeof CUSTOM_FIELD_TYPES)[number];
+/** From the Prisma enum (schema.prisma), the one list of types. */
+export const CUSTOM_FIELD_TYPES: readonly CustomFieldType[] = Object.values(CustomFieldType);
+export type CustomFieldTypeName = CustomFieldType;
 
 export interface CustomFieldDefinition {
   key: string;

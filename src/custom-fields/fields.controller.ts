@@ -1,37 +1,23 @@
 import { Controller, Get, Req } from '@nestjs/common';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Request } from 'express';
 import type { CallerIdentity } from '../auth/authenticated-request';
 import { Caller } from '../auth/caller.decorator';
 import { requestIdOf } from '../common/request-id';
 import { CustomFieldsRepository } from './custom-fields.repository';
-import { STANDARD_FIELD_KEYS, STANDARD_FIELD_MAX_LENGTH, type CustomFieldTypeName } from './field-definitions';
+import { ApiKeyAuth, ApiAnswer } from '../docs/openapi.decorators';
+import { FieldsResponse } from './dto/fields-response.dto';
+import { STANDARD_FIELD_KEYS, STANDARD_FIELD_MAX_LENGTH } from './field-definitions';
 
-export interface StandardFieldView {
-  key: string;
-  type: 'text';
-  maxLength: number;
-}
-
-export interface CustomFieldView {
-  key: string;
-  type: CustomFieldTypeName;
-  required: boolean;
-  defaultValue: unknown;
-  /** The allowed values of a `select` field; null for other types. */
-  options: string[] | null;
-}
-
-export interface FieldsResponse {
-  request_id: string;
-  standard: StandardFieldView[];
-  custom: CustomFieldView[];
-}
-
+@ApiTags('Organization')
+@ApiKeyAuth()
 @Controller('api/v2/fields')
 export class FieldsController {
   constructor(private readonly customFields: CustomFieldsRepository) {}
 
   @Get()
+  @ApiOperation({ operationId: 'listFields', summary: 'Standard fields and the organization’s custom fields' })
+  @ApiAnswer(200, 'The fields', FieldsResponse)
   async findAll(@Caller() caller: CallerIdentity, @Req() req: Request): Promise<FieldsResponse> {
     const custom = await this.customFields.findAll(caller.organizationId);
     return {

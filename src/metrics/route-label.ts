@@ -1,5 +1,5 @@
 import type { Request } from 'express';
-import { openApiDocument } from '../docs/openapi.document';
+import type { OpenAPIObject } from '@nestjs/swagger';
 
 /** Label of every request that matched no route (404 NOT_FOUND), so unknown paths never become labels. */
 export const UNMATCHED_ROUTE = 'unmatched';
@@ -14,14 +14,19 @@ interface KnownRoute {
  * The documented routes, as Express-style labels (`/api/v2/contacts/:email`). Used only when Express
  * did not set `req.route`, i.e. when a middleware answered before routing (per-IP 429): such a
  * request still gets its route's label when its method and path name a documented operation.
+ * Set from the generated OpenAPI document at start (docs/setup-docs.ts).
  */
-const KNOWN_ROUTES: KnownRoute[] = Object.entries(openApiDocument.paths).flatMap(([path, item]) => {
-  const pattern = new RegExp(`^${path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\\?\{[^}]+\\?\}/g, '[^/]+')}/?$`);
-  const label = path.replace(/\{([^}]+)\}/g, ':$1');
-  return ['get', 'post', 'put', 'patch', 'delete']
-    .filter((m) => m in item)
-    .map((method) => ({ method: method.toUpperCase(), pattern, label }));
-});
+let KNOWN_ROUTES: KnownRoute[] = [];
+
+export function useDocumentedRoutes(document: Pick<OpenAPIObject, 'paths'>): void {
+  KNOWN_ROUTES = Object.entries(document.paths).flatMap(([path, item]) => {
+    const pattern = new RegExp(`^${path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\\?\{[^}]+\\?\}/g, '[^/]+')}/?$`);
+    const label = path.replace(/\{([^}]+)\}/g, ':$1');
+    return ['get', 'post', 'put', 'patch', 'delete']
+      .filter((m) => m in item)
+      .map((method) => ({ method: method.toUpperCase(), pattern, label }));
+  });
+}
 
 const KNOWN_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
 

@@ -1,6 +1,7 @@
 import { Inject, Injectable, Logger, Module, type OnApplicationShutdown } from '@nestjs/common';
 import Redis from 'ioredis';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
+import { MetricsModule } from '../metrics/metrics.module';
 import { FailoverRateLimitStore } from './failover.store';
 import { IpRateLimitMiddleware } from './ip-rate-limit.middleware';
 import { MemorySlidingWindowStore } from './memory-sliding-window.store';
@@ -48,6 +49,7 @@ export class RateLimitStores implements OnApplicationShutdown {
 }
 
 @Module({
+  imports: [MetricsModule],
   providers: [
     RateLimitStores,
     { provide: RATE_LIMIT_STORE, useFactory: (stores: RateLimitStores) => stores.store, inject: [RateLimitStores] },

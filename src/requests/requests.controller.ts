@@ -1,4 +1,5 @@
 import { Controller, Get, Param, Query, Req } from '@nestjs/common';
+import { ApiOperation, ApiParam, ApiQuery, ApiTags } from '@nestjs/swagger';
 import type { Request } from 'express';
 import type { CallerIdentity } from '../auth/authenticated-request';
 import { Caller } from '../auth/caller.decorator';
@@ -6,18 +7,31 @@ import { requestIdOf } from '../common/request-id';
 import { DomainError, invalidRequest } from '../errors/domain-error';
 import { RequestErrorCode } from '../errors/error-codes';
 import { isValidClientRequestId } from './client-request-id';
+import { ApiAnswer, ApiKeyAuth, ApiRequestError, CLIENT_REQUEST_ID_PATTERN } from '../docs/openapi.decorators';
+import { StoredResponseModel } from './dto/stored-response.dto';
 import { StoredResponsesRepository, type StoredAnswer } from './stored-responses.repository';
 
 const requestNotFound = () =>
   new DomainError(RequestErrorCode.REQUEST_NOT_FOUND, 'No stored response for this request id in this organization');
 
 /** GET /api/v2/requests/{request_id}: what a POST of this organization answered (contract section 11). */
+@ApiTags('Contacts')
+@ApiKeyAuth()
 @Controller('api/v2/requests')
 export class RequestsController {
   constructor(private readonly responses: StoredResponsesRepository) {}
 
   // The parameter is named as in the OpenAPI document's path, which the docs test matches against.
   @Get(':request_id')
+  @ApiOperation({
+    operationId: 'getStoredResponse',
+    summary: 'What a POST of this organization answered under a request id (kept 24 hours)',
+    description: 'Every POST answered from the contacts pipeline is kept; dry runs and request-level errors are not.',
+  })
+  @ApiParam({ name: 'request_id', type: String, description: 'The X-Request-Id of the POST' })
+  @ApiAnswer(200, 'The original answer', StoredResponseModel)
+  @ApiRequestError(400, 'Broken percent-encoding in the path (INVALID_REQUEST), checked after the key and the limits')
+  @ApiRequestError(404, 'REQUEST_NOT_FOUND: unknown, expired or another organization’s id')
   async findOne(
     @Caller() caller: CallerIdentity,
     @Req() req: Request,
@@ -31,6 +45,22 @@ export class RequestsController {
 
   /** GET /api/v2/requests?clientRequestId=<id>: the most recent answer stored under a client request id. */
   @Get()
+  @ApiOperation({
+    operationId: 'findStoredResponseByClientRequestId',
+    summary: 'What a POST of this organization answered under an X-Client-Request-Id (kept 24 hours)',
+    description:
+      'The same body as GET /api/v2/requests/{request_id}, whose `original` also carries `client_request_id`. When ' +
+      'several POSTs used one id, the most recent stored answer is returned.',
+  })
+  @ApiQuery({
+    name: 'clientRequestId',
+    required: true,
+    description: 'The X-Client-Request-Id a POST sent',
+    schema: { type: 'string', pattern: CLIENT_REQUEST_ID_PATTERN },
+  })
+  @ApiAnswer(200, 'The original answer', StoredResponseModel)
+  @ApiRequestError(400, 'The query parameter missing or invalid (INVALID_REQUEST)')
+  @ApiRequestError(404, 'REQUEST_NOT_FOUND: no stored answer under this id in this organization, or expired')
   async findByClientRequestId(
     @Caller() caller: CallerIdentity,
     @Req() req: Request,

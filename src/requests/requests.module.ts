@@ -1,10 +1,9 @@
-import { Global, Module } from '@nestjs/common';
+import { Module } from '@nestjs/common';
 import { RequestsController } from './requests.controller';
 import { StoredResponsesRepository } from './stored-responses.repository';
 import { StoredResponsesSweeper } from './stored-responses.sweeper';
 
-/** Global: the contacts controller stores its answers through StoredResponsesRepository. */
-@Global()
+/** Exports StoredResponsesRepository: the contacts module stores its answers through it. */
 @Module({
   controllers: [RequestsController],
   providers: [StoredResponsesRepository, StoredResponsesSweeper],

@@ -1,10 +1,9 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { jsonOf, PROJECT_ROOT, runAdmin } from './run-admin';
-import { freePort } from '../utils/net';
+import { freePort, isListening } from '../utils/net';
 
 /**
  * Without DATABASE_URL (contract sections 9 and 10): the service's first start seeds demo data and
@@ -124,14 +123,3 @@ describe('embedded database: service start, demo data and admin commands', () =>
     expect(await lists(key)).toMatchObject({ status: 200 }); // the demo key still works
   }, 240_000);
 });
-
-function isListening(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = net.connect(port, '127.0.0.1');
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
-  });
-}

@@ -1,5 +1,5 @@
 import { createCustomField } from '../utils/fixtures';
-import { createTestApp, type TestApp } from '../utils/test-app';
+import { useTestApp } from '../utils/test-app';
 import { contactCount, setUpCaller } from './contacts-helpers';
 
 /**
@@ -7,27 +7,21 @@ import { contactCount, setUpCaller } from './contacts-helpers';
  * request gets a contract answer (never 500).
  */
 describe('contacts pipeline under concurrency', () => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await createTestApp();
-  });
-  afterAll(async () => {
-    await t.close();
-  });
+  const app = useTestApp();
 
   it('10 concurrent creates of one email: exactly one 201, the rest 409 DUPLICATE_EMAIL, one row', async () => {
-    const c = await setUpCaller(t);
+    const c = await setUpCaller(app.t);
     const responses = await Promise.all(
       Array.from({ length: 10 }, (_, i) => c.postContact({ email: 'race@example.com', listIds: [c.list.id], fields: { city: `C${i}` } })),
     );
     const answers = responses.map((res) => [res.status, res.body.status === 'failed' ? res.body.code : res.body.status]);
     expect(answers.filter(([status]) => status === 201)).toEqual([[201, 'created']]);
     expect(answers.filter(([status]) => status !== 201)).toEqual(Array(9).fill([409, 'DUPLICATE_EMAIL']));
-    expect(await contactCount(t, c.org.id)).toBe(1);
+    expect(await contactCount(app.t, c.org.id)).toBe(1);
   });
 
   it('concurrent overwrites of one email: created once, then updated or unchanged, never 500', async () => {
-    const c = await setUpCaller(t);
+    const c = await setUpCaller(app.t);
     const responses = await Promise.all(
       Array.from({ length: 10 }, (_, i) =>
         c.postContact({ email: 'over@example.com', listIds: [c.list.id], overwrite: true, fields: { city: i % 2 ? 'Odd' : 'Even' } }),
@@ -37,15 +31,15 @@ describe('contacts pipeline under concurrency', () => {
     expect(responses.every((res) => res.status === 200 || res.status === 201)).toBe(true);
     expect(statuses.filter((s) => s === 'created')).toHaveLength(1);
     expect(statuses.every((s) => ['created', 'updated', 'unchanged'].includes(s))).toBe(true);
-    expect(await contactCount(t, c.org.id)).toBe(1);
+    expect(await contactCount(app.t, c.org.id)).toBe(1);
     const ids = new Set(responses.map((res) => res.body.id));
     expect(ids.size).toBe(1);
   });
 
   it('concurrent overwrites of different fields of one contact all persist (no lost update)', async () => {
-    const c = await setUpCaller(t);
+    const c = await setUpCaller(app.t);
     const keys = Array.from({ length: 10 }, (_, i) => `f${i}`);
-    for (const key of keys) await createCustomField(t.prisma, c.org.id, { key, type: 'text' });
+    for (const key of keys) await createCustomField(app.t.prisma, c.org.id, { key, type: 'text' });
     await c.postContact({ email: 'merge@example.com', listIds: [c.list.id] }).expect(201);
 
     const responses = await Promise.all(
@@ -57,7 +51,7 @@ describe('contacts pipeline under concurrency', () => {
   });
 
   it('concurrent batches overlapping in emails, in opposite orders: each email created once, no 500', async () => {
-    const c = await setUpCaller(t);
+    const c = await setUpCaller(app.t);
     const shared = Array.from({ length: 20 }, (_, i) => `shared${i}@example.com`);
     const batchOf = (list: string[], overwrite: boolean) => ({ contacts: list.map((email) => ({ email, listIds: [c.list.id], overwrite })) });
     const requests = Array.from({ length: 8 }, (_, i) => {
@@ -75,7 +69,7 @@ describe('contacts pipeline under concurrency', () => {
       expect(outcomes.filter((o) => o === 'created')).toHaveLength(1);
       expect(outcomes.every((o) => ['created', 'unchanged', 'DUPLICATE_EMAIL'].includes(o as string))).toBe(true);
     }
-    expect(await contactCount(t, c.org.id)).toBe(shared.length + 8);
-    expect(await t.prisma.listMembership.count({ where: { contact: { organizationId: c.org.id } } })).toBe(shared.length + 8);
+    expect(await contactCount(app.t, c.org.id)).toBe(shared.length + 8);
+    expect(await app.t.prisma.listMembership.count({ where: { contact: { organizationId: c.org.id } } })).toBe(shared.length + 8);
   });
 });

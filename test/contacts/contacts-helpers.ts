@@ -1,10 +1,10 @@
-import { createList, createOrganization } from '../utils/fixtures';
+import { createOrgWith } from '../utils/fixtures';
 import type { TestApp } from '../utils/test-app';
 
 /** An organization with an API key and one active list, and request helpers bound to its key. */
 export async function setUpCaller(t: TestApp) {
-  const org = await createOrganization(t.prisma);
-  const list = await createList(t.prisma, org.id, 'Main');
+  const { lists, ...org } = await createOrgWith(t.prisma, { lists: ['Main'] });
+  const list = lists[0];
   const auth = { Authorization: `Bearer ${org.apiKey}` };
   return {
     org,

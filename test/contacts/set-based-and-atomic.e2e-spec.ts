@@ -1,30 +1,24 @@
 import type { ContactInput } from '../../src/contacts/contact-input.shape';
 import { ContactsPipelineService } from '../../src/contacts/contacts-pipeline.service';
-import { createTestApp, type TestApp } from '../utils/test-app';
+import { useTestApp } from '../utils/test-app';
 import { contactCount, membershipCount, setUpCaller } from './contacts-helpers';
 import { refuseInsertsWhere } from '../utils/refuse-inserts';
 
 const emails = (prefix: string, n: number) => Array.from({ length: n }, (_, i) => `${prefix}${i}@example.com`);
 
 describe('contacts pipeline: set-based and atomic', () => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await createTestApp();
-  });
-  afterAll(async () => {
-    await t.close();
-  });
+  const app = useTestApp();
 
   /** Statements the app sends to PostgreSQL while answering one request. */
   async function statementsOf(send: () => Promise<{ status: number }>): Promise<number> {
-    const before = t.prisma.statementCount;
+    const before = app.t.prisma.statementCount;
     const res = await send();
     expect(res.status).toBe(200);
-    return t.prisma.statementCount - before;
+    return app.t.prisma.statementCount - before;
   }
 
   it('a batch of 50 costs as many statements as a batch of 1, for creates and for updates', async () => {
-    const c = await setUpCaller(t);
+    const c = await setUpCaller(app.t);
     // Warm up: the first use of a key writes its lastUsedAt off the request path.
     await c.getPath('/api/v2/lists').expect(200);
     await new Promise((resolve) => setTimeout(resolve, 100));
@@ -40,14 +34,14 @@ describe('contacts pipeline: set-based and atomic', () => {
     const updateFifty = await statementsOf(() => c.postBatch(batch(emails('fifty', 50), true, 'Paris')));
     expect(updateFifty).toBe(updateOne);
 
-    expect(await contactCount(t, c.org.id)).toBe(51);
-    const updated = await t.prisma.contact.count({ where: { organizationId: c.org.id, city: 'Paris' } });
+    expect(await contactCount(app.t, c.org.id)).toBe(51);
+    const updated = await app.t.prisma.contact.count({ where: { organizationId: c.org.id, city: 'Paris' } });
     expect(updated).toBe(51);
   });
 
   it('runs the inTransaction hook inside the write transaction, with the results, and never on a dry run', async () => {
-    const c = await setUpCaller(t);
-    const pipeline = t.app.get(ContactsPipelineService);
+    const c = await setUpCaller(app.t);
+    const pipeline = app.t.app.get(ContactsPipelineService);
     const input = (email: string): ContactInput => ({ email, listIds: [c.list.id], fields: new Map(), overwrite: false });
     const seen: unknown[] = [];
 
@@ -64,7 +58,7 @@ describe('contacts pipeline: set-based and atomic', () => {
     ).rejects.toThrow('storing the response failed');
     // ...and its failure undoes them.
     expect(seen).toEqual([['created'], 1]);
-    expect(await contactCount(t, c.org.id)).toBe(0);
+    expect(await contactCount(app.t, c.org.id)).toBe(0);
 
     const hook = jest.fn(() => Promise.resolve());
     await pipeline.process(c.org.id, [input('hook@example.com')], { dryRun: true, inTransaction: hook });
@@ -77,9 +71,9 @@ describe('contacts pipeline: set-based and atomic', () => {
   describe('when the database fails during the writes', () => {
     beforeAll(async () => {
       // Real failures inside the transaction, raised by PostgreSQL itself.
-      await refuseInsertsWhere(t.prisma, 'refuse_poison_contact', 'contacts', "NEW.email LIKE 'poison%'");
+      await refuseInsertsWhere(app.t.prisma, 'refuse_poison_contact', 'contacts', "NEW.email LIKE 'poison%'");
       await refuseInsertsWhere(
-        t.prisma,
+        app.t.prisma,
         'refuse_poison_membership',
         'list_memberships',
         "EXISTS (SELECT 1 FROM lists WHERE id = NEW.list_id AND name = 'Poison')",
@@ -87,14 +81,14 @@ describe('contacts pipeline: set-based and atomic', () => {
     });
 
     async function snapshot(organizationId: string) {
-      const contacts = await t.prisma.contact.findMany({ where: { organizationId }, orderBy: { email: 'asc' } });
-      return { contacts, memberships: await membershipCount(t, organizationId) };
+      const contacts = await app.t.prisma.contact.findMany({ where: { organizationId }, orderBy: { email: 'asc' } });
+      return { contacts, memberships: await membershipCount(app.t, organizationId) };
     }
 
     it('answers 500 INTERNAL_ERROR without internals and writes nothing of the batch (failed contact insert)', async () => {
-      const c = await setUpCaller(t);
+      const c = await setUpCaller(app.t);
       await c.postContact({ email: 'kept@example.com', listIds: [c.list.id], fields: { city: 'Old' } }).expect(201);
-      const second = await t.prisma.list.create({ data: { organizationId: c.org.id, name: 'Second' } });
+      const second = await app.t.prisma.list.create({ data: { organizationId: c.org.id, name: 'Second' } });
       const before = await snapshot(c.org.id);
 
       const res = await c.postBatch({
@@ -114,8 +108,8 @@ describe('contacts pipeline: set-based and atomic', () => {
     });
 
     it('rolls back created and updated contacts when the membership insert fails', async () => {
-      const c = await setUpCaller(t);
-      const poison = await t.prisma.list.create({ data: { organizationId: c.org.id, name: 'Poison' } });
+      const c = await setUpCaller(app.t);
+      const poison = await app.t.prisma.list.create({ data: { organizationId: c.org.id, name: 'Poison' } });
       await c.postContact({ email: 'kept@example.com', listIds: [c.list.id], fields: { city: 'Old' } }).expect(201);
       const before = await snapshot(c.org.id);
 

@@ -133,6 +133,25 @@ describe('authentication on the contacts endpoints and reads', () => {
     expect(lists.body.lists).toEqual([]);
     expect((await b.getContact(e)).status).toBe(404);
   });
+
+  it('a key revoked after use is refused at once', async () => {
+    const org = await Org.create(app.t);
+    const key = await org.newKey();
+    expect((await app.t.http().get('/api/v2/lists').set('X-API-Key', key)).status).toBe(200);
+    // revoke every key of the organization (the fixture gives no id for the new one)
+    await app.t.prisma.apiKey.updateMany({ where: { organizationId: org.id }, data: { revokedAt: new Date() } });
+    const res = await app.t.http().get('/api/v2/lists').set('X-API-Key', key);
+    expectRequestError(res, 401, 'INVALID_API_KEY');
+    expect(res.headers['www-authenticate']).toBe('Bearer');
+  });
+
+  it('a key that expires after use is refused once expired', async () => {
+    const org = await Org.create(app.t);
+    const key = await org.newKey({ expiresAt: new Date(Date.now() + 1500) });
+    expect((await app.t.http().get('/api/v2/lists').set('Authorization', `Bearer ${key}`)).status).toBe(200);
+    await new Promise((r) => setTimeout(r, 1700));
+    expectRequestError(await app.t.http().get('/api/v2/lists').set('Authorization', `Bearer ${key}`), 401, 'INVALID_API_KEY');
+  });
 });
 
 describe('routing before authentication', () => {

@@ -2,10 +2,9 @@
  * Black-box helpers for the contract suite. Everything goes through HTTP except fixture setup
  * (organizations, keys, lists, custom fields, suppressions), which the contract leaves to the admin CLI.
  */
-import { request as httpRequest } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { createApiKey, createCustomField, createList, createOrganization, suppress } from '../utils/fixtures';
-import { createTestApp, type TestApp } from '../utils/test-app';
+import { rawPostJson } from '../utils/net';
+import { type TestApp, useTestApp } from '../utils/test-app';
 
 /** What the assertions need of a response (supertest's Response, or rawPost's). */
 /* eslint-disable @typescript-eslint/no-explicit-any -- response bodies are checked by value, not by type */
@@ -19,16 +18,7 @@ export interface Res {
 export const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Boots one app for the file. The per-IP limit is lifted: every request of the suite comes from 127.0.0.1. */
-export function bootApp(): { t: TestApp } {
-  const holder = {} as { t: TestApp };
-  beforeAll(async () => {
-    holder.t = await createTestApp({ IP_RATE_LIMIT: '1000000', ORG_RATE_LIMIT: '100000' });
-  });
-  afterAll(async () => {
-    await holder.t?.close();
-  });
-  return holder;
-}
+export const bootApp = (): { t: TestApp } => useTestApp({ IP_RATE_LIMIT: '1000000', ORG_RATE_LIMIT: '100000' });
 
 export type FieldType = 'text' | 'number' | 'boolean' | 'date' | 'select';
 export type Reason = 'bounced' | 'complained' | 'unsubscribed';
@@ -132,30 +122,9 @@ export class Org {
   }
 }
 
-export function rawPost(t: TestApp, path: string, bytes: Buffer, headers: Record<string, string>): Promise<Res> {
-  const { port } = t.app.getHttpServer().address() as AddressInfo;
-  return new Promise((resolve, reject) => {
-    const req = httpRequest(
-      { host: '127.0.0.1', port, path, method: 'POST', headers: { ...headers, 'Content-Length': String(bytes.length) } },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => {
-          const text = Buffer.concat(chunks).toString('utf8');
-          let body: unknown = text;
-          try {
-            body = JSON.parse(text);
-          } catch {
-            /* keep text */
-          }
-          resolve({ status: res.statusCode ?? 0, body, headers: res.headers });
-        });
-      },
-    );
-    req.on('error', reject);
-    req.end(bytes);
-  });
-}
+/** Bytes sent exactly as given, a JSON answer parsed. */
+export const rawPost = (t: TestApp, path: string, bytes: Buffer, headers: Record<string, string>): Promise<Res> =>
+  rawPostJson(t, path, bytes, headers);
 
 function view(res: Res) {
   return { status: res.status, body: res.body };

@@ -117,6 +117,27 @@ describe('GET /api/v2/contacts/{email}', () => {
     expect(after?.createdAt).toBe(before?.createdAt);
     expect(Date.parse(after?.updatedAt ?? '')).toBeGreaterThan(Date.parse(before?.updatedAt ?? ''));
   });
+
+  it('a suppression without a contact is not a contact: GET → 404 CONTACT_NOT_FOUND', async () => {
+    const e = uniqueEmail();
+    await org.suppress(e, 'bounced');
+    expectRequestError(await org.getContact(e), 404, 'CONTACT_NOT_FOUND');
+  });
+
+  it('a literal + in the path is part of the email, not a space', async () => {
+    const e = `ada+tag${Date.now()}@example.com`;
+    const id = expectSuccess(await org.postContact({ email: e, listIds: [list] }), 'created', e);
+    const res = await org.get(`/api/v2/contacts/${e}`);
+    expect({ status: res.status, id: res.body.contact?.id }).toEqual({ status: 200, id });
+  });
+
+  it('GET with an encoded U+0000 inside the email → 404 CONTACT_NOT_FOUND (an invalid email)', async () => {
+    expectRequestError(await org.get('/api/v2/contacts/a%00b@example.com'), 404, 'CONTACT_NOT_FOUND');
+  });
+
+  it('GET with percent-encoded UTF-8 of a lone surrogate (invalid UTF-8) → 400 INVALID_REQUEST', async () => {
+    expectRequestError(await org.get('/api/v2/contacts/a%ED%A0%80@example.com'), 400, 'INVALID_REQUEST');
+  });
 });
 
 describe('organizations are isolated', () => {

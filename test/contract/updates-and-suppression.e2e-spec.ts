@@ -187,6 +187,67 @@ describe('updates (overwrite: true)', () => {
     expect(responses.map((r) => r.status)).toEqual([200, 200, 200, 200]);
     expect(sorted(responses.map((r) => r.body.status))).toEqual(['unchanged', 'unchanged', 'unchanged', 'updated']);
   });
+
+  it('addedListIds holds each new list once even when repeated in the input', async () => {
+    const l2 = await org.list('Two');
+    const e = uniqueEmail();
+    await org.postContact({ email: e, listIds: [list] });
+    const res = await org.postContact({ email: e, listIds: [l2, list, l2], overwrite: true });
+    expectSuccess(res, 'updated', e, { changedFields: [], addedListIds: [l2] });
+  });
+
+  it('the update default rule also applies inside a batch, and a second run is unchanged', async () => {
+    const a = uniqueEmail();
+    const b = uniqueEmail();
+    await org.postContact({ email: a, listIds: [list] });
+    await org.postContact({ email: b, listIds: [list], fields: { city: 'X' } });
+    await org.field('plan', 'select', { options: ['free', 'pro'], required: true, defaultValue: 'free' });
+    const rows = [
+      { email: a, listIds: [list], overwrite: true },
+      { email: b, listIds: [list], fields: { plan: 'pro' }, overwrite: true },
+    ];
+    const first = await org.batch(rows);
+    expect(first.body.results).toEqual([
+      { index: 0, email: a, status: 'updated', id: expect.any(String), changedFields: ['plan'], addedListIds: [] },
+      { index: 1, email: b, status: 'updated', id: expect.any(String), changedFields: ['plan'], addedListIds: [] },
+    ]);
+    const second = await org.batch(rows);
+    expect(second.body.results.map((r: { status: string }) => r.status)).toEqual(['unchanged', 'unchanged']);
+    expect((await org.read(a))?.fields).toEqual({ plan: 'free' });
+    expect((await org.read(b))?.fields).toEqual({ plan: 'pro', city: 'X' });
+  });
+
+  it('clearing a custom field and setting a standard one report both in changedFields, sorted', async () => {
+    await org.field('zed', 'text');
+    await org.field('alpha', 'text');
+    const e = uniqueEmail();
+    await org.postContact({ email: e, listIds: [list], fields: { zed: 'z', alpha: 'a' } });
+    const res = await org.postContact({ email: e, listIds: [list], fields: { alpha: null, zed: null, city: 'C' }, overwrite: true });
+    expect(res.status).toBe(200);
+    expect(res.body.changedFields).toEqual(sorted(['alpha', 'zed', 'city']));
+    expect((await org.read(e))?.fields).toEqual({ city: 'C' });
+  });
+
+  it('an update of a contact that exists only with another case of the email updates that contact', async () => {
+    const e = uniqueEmail();
+    const id = expectSuccess(await org.postContact({ email: e.toUpperCase(), listIds: [list] }), 'created', e);
+    const res = await org.postContact({ email: ` ${e} `, listIds: [list], fields: { city: 'X' }, overwrite: true });
+    expect(expectSuccess(res, 'updated', e, { changedFields: ['city'], addedListIds: [] })).toBe(id);
+  });
+
+  it('a list archived after the contact joined it is INVALID_LIST on a later update, and nothing changes', async () => {
+    const e = uniqueEmail();
+    await org.postContact({ email: e, listIds: [list], fields: { city: 'A' } });
+    await app.t.prisma.list.update({ where: { id: list }, data: { archived: true } });
+    const before = await org.read(e);
+    const res = await org.postContact({ email: e, listIds: [list], fields: { city: 'B' }, overwrite: true });
+    expect({ status: res.status, code: res.body.code, invalidListIds: res.body.invalidListIds }).toEqual({
+      status: 400,
+      code: 'INVALID_LIST',
+      invalidListIds: [list],
+    });
+    expect(await org.read(e)).toEqual(before);
+  });
 });
 
 describe('suppression', () => {

@@ -1,22 +1,16 @@
 import { createHash } from 'node:crypto';
 import { fitsCustomField, isStandardFieldKey } from '../../src/custom-fields/field-definitions';
 import { demoBanner, localBaseUrl, seedDemoData } from '../../src/demo/demo-seed';
-import { createTestApp, type TestApp } from '../utils/test-app';
+import { useTestApp } from '../utils/test-app';
 
 // Contract section 10: demo data on the first embedded start (main.ts calls seedDemoData).
 describe('demo data', () => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await createTestApp();
-  });
-  afterAll(async () => {
-    await t.close();
-  });
+  const app = useTestApp();
 
   it('is created once in an empty database: organization, two lists, custom fields and a working key', async () => {
-    const first = await seedDemoData(t.prisma);
+    const first = await seedDemoData(app.t.prisma);
     if (!first.seeded) throw new Error('expected the first call to seed');
-    const orgs = await t.prisma.organization.findMany({ include: { lists: true, customFields: true, apiKeys: true } });
+    const orgs = await app.t.prisma.organization.findMany({ include: { lists: true, customFields: true, apiKeys: true } });
     expect(orgs).toHaveLength(1);
     const [org] = orgs;
     expect(org.id).toBe(first.organizationId);
@@ -30,17 +24,17 @@ describe('demo data', () => {
     expect(org.customFields.filter((f) => f.required).every((f) => f.defaultValue !== null)).toBe(true);
     expect(org.apiKeys).toEqual([expect.objectContaining({ keyHash: createHash('sha256').update(first.apiKey).digest('hex') })]);
 
-    const res = await t.http().get('/api/v2/lists').set('Authorization', `Bearer ${first.apiKey}`).expect(200);
+    const res = await app.t.http().get('/api/v2/lists').set('Authorization', `Bearer ${first.apiKey}`).expect(200);
     expect(res.body.lists.map((l: { id: string }) => l.id).sort()).toEqual([...first.listIds].sort());
 
     // Later starts add nothing and name the organization for `key create`.
-    expect(await seedDemoData(t.prisma)).toEqual({ seeded: false, organizationId: org.id });
-    expect(await t.prisma.organization.count()).toBe(1);
-    expect(await t.prisma.apiKey.count()).toBe(1);
+    expect(await seedDemoData(app.t.prisma)).toEqual({ seeded: false, organizationId: org.id });
+    expect(await app.t.prisma.organization.count()).toBe(1);
+    expect(await app.t.prisma.apiKey.count()).toBe(1);
   });
 
   it('prints the key and ready curl lines whose contact fits the demo fields and lists', async () => {
-    const org = await t.prisma.organization.findFirstOrThrow({ include: { customFields: true, lists: true } });
+    const org = await app.t.prisma.organization.findFirstOrThrow({ include: { customFields: true, lists: true } });
     const banner = demoBanner({ seeded: true, organizationId: org.id, apiKey: 'csk_example', listIds: org.lists.map((l) => l.id) }, localBaseUrl('0.0.0.0', 3000));
     expect(banner).toContain("curl -s http://localhost:3000/api/v2/lists -H 'Authorization: Bearer csk_example'");
     const post = /curl -s -X POST http:\/\/localhost:3000\/api\/v2\/contacts .* -d '(.*)'$/m.exec(banner);

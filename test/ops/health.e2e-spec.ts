@@ -2,14 +2,15 @@ import { createTestApp, type TestApp } from '../utils/test-app';
 import { OpenApiValidator } from './openapi-validator';
 
 describe('health', () => {
-  const docs = new OpenApiValidator();
   let t: TestApp;
+  let docs: OpenApiValidator;
   afterEach(async () => {
     await t?.close();
   });
 
   it('GET /health/live and /health/ready answer 200 without an API key', async () => {
     t = await createTestApp();
+    docs = new OpenApiValidator((await t.http().get('/api/docs-json').expect(200)).body);
     const live = await t.http().get('/health/live').expect(200);
     expect(live.body).toEqual({ status: 'ok' });
     expect(docs.problems(live, 'GET', '/health/live')).toEqual([]);
@@ -20,6 +21,7 @@ describe('health', () => {
 
   it('GET /health/ready answers 503 when the database is unreachable, while /health/live stays 200', async () => {
     t = await createTestApp();
+    docs = new OpenApiValidator((await t.http().get('/api/docs-json').expect(200)).body);
     await t.http().get('/health/ready').expect(200);
     await t.database.drop(); // WITH (FORCE): the app's connections are cut and the database is gone
 

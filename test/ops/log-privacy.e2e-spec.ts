@@ -1,8 +1,8 @@
 import { execFileSync } from 'node:child_process';
 import { connect } from 'node:net';
 import { createTestDatabase, type TestDatabase } from '../utils/test-database';
-import { freePort } from '../utils/net';
-import { ROOT, accepts, readAll, seed, startService, waitUntil, type Started } from '../utils/service-process';
+import { freePort, isListening } from '../utils/net';
+import { ROOT, readAll, seed, startService, waitUntil, type Started } from '../utils/service-process';
 
 /**
  * No email and no API key ever reaches the logs (issue 7), whatever the path's letter case, the
@@ -29,7 +29,7 @@ describe('logs of node dist/main.js hold no email and no key', () => {
     const port = await freePort();
     started = startService({ DATABASE_URL: database.url, PORT: String(port), LOG_LEVEL: 'trace' });
     const service = started;
-    await waitUntil('the service listens', () => service.output().includes('listening') && accepts(port));
+    await waitUntil('the service listens', () => service.output().includes('listening') && isListening(port));
 
     const local = 'secret.person';
     const domain = 'hidden-domain.example';

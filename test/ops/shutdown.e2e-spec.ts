@@ -2,8 +2,8 @@ import { execFileSync } from 'node:child_process';
 import { connect } from 'node:net';
 import { Client } from 'pg';
 import { createTestDatabase, type TestDatabase } from '../utils/test-database';
-import { freePort } from '../utils/net';
-import { ROOT, accepts, readAll, seed, startService, waitUntil, type Started } from '../utils/service-process';
+import { freePort, isListening } from '../utils/net';
+import { ROOT, readAll, seed, startService, waitUntil, type Started } from '../utils/service-process';
 
 /**
  * The production process (`node dist/main.js`, contract section 12): SIGTERM stops accepting,
@@ -33,7 +33,7 @@ describe('process lifecycle (node dist/main.js)', () => {
     const port = await freePort();
     started = startService({ DATABASE_URL: database.url, PORT: String(port) });
     const service = started;
-    await waitUntil('the service listens', () => service.output().includes('listening') && accepts(port));
+    await waitUntil('the service listens', () => service.output().includes('listening') && isListening(port));
 
     const body = JSON.stringify({ email: 'slow.sender@example.com', listIds: [listId] });
     const half = Math.floor(body.length / 2);
@@ -49,7 +49,7 @@ describe('process lifecycle (node dist/main.js)', () => {
     await new Promise((r) => setTimeout(r, 300));
 
     service.child.kill('SIGTERM');
-    await waitUntil('new connections are refused', async () => !(await accepts(port)), 5_000);
+    await waitUntil('new connections are refused', async () => !(await isListening(port)), 5_000);
     expect(service.child.exitCode).toBeNull(); // still draining the in-flight request
 
     socket.write(body.slice(half));
@@ -64,7 +64,7 @@ describe('process lifecycle (node dist/main.js)', () => {
     });
 
     expect(await service.exit).toEqual({ code: 0, signal: null });
-    expect(await accepts(port)).toBe(false);
+    expect(await isListening(port)).toBe(false);
 
     // The answer was not a fluke of the response path: the contact is in the database.
     const client = new Client({ connectionString: database.url });
@@ -79,7 +79,7 @@ describe('process lifecycle (node dist/main.js)', () => {
     const port = await freePort();
     started = startService({ DATABASE_URL: database.url, PORT: String(port), SHUTDOWN_TIMEOUT_MS: '20000' });
     const service = started;
-    await waitUntil('the service listens', () => service.output().includes('listening') && accepts(port));
+    await waitUntil('the service listens', () => service.output().includes('listening') && isListening(port));
     const open = async () => {
       const socket = connect(port, '127.0.0.1');
       await new Promise((resolve) => socket.once('connect', resolve));
@@ -143,7 +143,7 @@ describe('process lifecycle (node dist/main.js)', () => {
     const port = await freePort();
     started = startService({ DATABASE_URL: database.url, PORT: String(port) });
     const service = started;
-    await waitUntil('the service listens', () => service.output().includes('listening') && accepts(port));
+    await waitUntil('the service listens', () => service.output().includes('listening') && isListening(port));
     const t0 = Date.now();
     service.child.kill('SIGTERM');
     expect(await service.exit).toEqual({ code: 0, signal: null });

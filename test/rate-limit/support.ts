@@ -1,11 +1,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import net from 'node:net';
-import type { AddressInfo } from 'node:net';
 import type { TestApp } from '../utils/test-app';
 import { MetricsService } from '../../src/metrics/metrics.service';
 
-export { freePort, sendHeadersOnly, type RawResponse } from '../utils/net';
+import { isListening } from '../utils/net';
+
+export { freePort, portOf, sendHeadersOnly, type RawResponse } from '../utils/net';
 
 export const REDIS_URL = process.env.REDIS_URL;
 export const REDIS_SERVER_BIN = '/usr/bin/redis-server';
@@ -18,10 +18,6 @@ export function describeIf(condition: boolean, skipMessage: string): jest.Descri
     return describe.skip;
   }
   return describe;
-}
-
-export function portOf(t: TestApp): number {
-  return (t.app.getHttpServer().address() as AddressInfo).port;
 }
 
 export async function refusals(t: TestApp, scope: 'org' | 'ip'): Promise<number> {
@@ -50,7 +46,7 @@ export class OwnRedis {
     });
     this.process = child;
     for (let i = 0; i < 100; i++) {
-      if (await canConnect(this.port)) return;
+      if (await isListening(this.port)) return;
       await sleep(50);
     }
     throw new Error('redis-server did not start');
@@ -74,13 +70,3 @@ export class OwnRedis {
   }
 }
 
-function canConnect(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = net.connect(port, '127.0.0.1');
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
-  });
-}

@@ -8,9 +8,10 @@ const HOUR = 60 * 60 * 1000;
 
 describe('X-Client-Request-Id and GET /api/v2/requests?clientRequestId= (contract section 11)', () => {
   let t: TestApp;
-  const docs = new OpenApiValidator();
+  let docs: OpenApiValidator;
   beforeAll(async () => {
     t = await createTestApp({ ORG_RATE_LIMIT: '100000' });
+    docs = new OpenApiValidator((await t.http().get('/api/docs-json').expect(200)).body);
   });
   afterAll(async () => {
     await t.close();

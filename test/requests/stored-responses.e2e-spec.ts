@@ -2,23 +2,17 @@ import type { Response } from 'supertest';
 import { StoredResponsesSweeper } from '../../src/requests/stored-responses.sweeper';
 import { contactCount, setUpCaller } from '../contacts/contacts-helpers';
 import { createList, suppress } from '../utils/fixtures';
-import { createTestApp, type TestApp } from '../utils/test-app';
+import { useTestApp } from '../utils/test-app';
 import { refuseInsertsWhere } from '../utils/refuse-inserts';
 
 const HOUR = 60 * 60 * 1000;
 
 describe('GET /api/v2/requests/{request_id} (lost responses)', () => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await createTestApp();
-  });
-  afterAll(async () => {
-    await t.close();
-  });
+  const app = useTestApp();
 
   type Caller = Awaited<ReturnType<typeof setUpCaller>>;
   const lookUp = (c: Caller, requestId: string) => c.getPath(`/api/v2/requests/${requestId}`);
-  const storedCount = (organizationId: string) => t.prisma.storedResponse.count({ where: { organizationId } });
+  const storedCount = (organizationId: string) => app.t.prisma.storedResponse.count({ where: { organizationId } });
 
   /** The POST's answer, read back: same HTTP status, same body, under the POST's id; the GET has its own id. */
   async function expectStored(c: Caller, post: Response) {
@@ -45,8 +39,8 @@ describe('GET /api/v2/requests/{request_id} (lost responses)', () => {
 
   describe('single endpoint: every answer from the pipeline is stored', () => {
     it('created (201), updated (200, changedFields), unchanged (200)', async () => {
-      const c = await setUpCaller(t);
-      const second = await createList(t.prisma, c.org.id, 'Second');
+      const c = await setUpCaller(app.t);
+      const second = await createList(app.t.prisma, c.org.id, 'Second');
       const created = await c.postContact({ email: 'ada@example.com', listIds: [c.list.id] }).expect(201);
       await expectStored(c, created);
 
@@ -62,8 +56,8 @@ describe('GET /api/v2/requests/{request_id} (lost responses)', () => {
     });
 
     it('per-contact failures: 400 (rules 1–3 and later rules) and 409 with their extra fields', async () => {
-      const c = await setUpCaller(t);
-      await suppress(t.prisma, c.org.id, 'gone@example.com', 'bounced');
+      const c = await setUpCaller(app.t);
+      await suppress(app.t.prisma, c.org.id, 'gone@example.com', 'bounced');
       await c.postContact({ email: 'taken@example.com', listIds: [c.list.id] }).expect(201);
 
       const answers = [
@@ -80,9 +74,9 @@ describe('GET /api/v2/requests/{request_id} (lost responses)', () => {
   });
 
   it('stores answers that echo U+0000 and lone surrogates from the input (which jsonb would refuse)', async () => {
-    const c = await setUpCaller(t);
+    const c = await setUpCaller(app.t);
     const raw = (path: string, json: string) =>
-      t.http().post(path).set('Authorization', `Bearer ${c.org.apiKey}`).set('Content-Type', 'application/json').send(json);
+      app.t.http().post(path).set('Authorization', `Bearer ${c.org.apiKey}`).set('Content-Type', 'application/json').send(json);
     const nulListId = await raw('/api/v2/contacts', `{"email":"o@example.com","listIds":["${c.list.id}","a\\u0000b"]}`).expect(400);
     expect(nulListId.body).toMatchObject({ code: 'INVALID_LIST', invalidListIds: ['a\u0000b'] });
     const surrogate = await raw('/api/v2/contacts', '{"email":"\\udc00@example.com"}').expect(400);
@@ -94,7 +88,7 @@ describe('GET /api/v2/requests/{request_id} (lost responses)', () => {
 
   describe('batch endpoint', () => {
     it('stores a mixed batch (created, updated, unchanged, failed) exactly as answered', async () => {
-      const c = await setUpCaller(t);
+      const c = await setUpCaller(app.t);
       await c.postContact({ email: 'old@example.com', listIds: [c.list.id] }).expect(201);
       await c.postContact({ email: 'same@example.com', listIds: [c.list.id] }).expect(201);
       const batch = await c
@@ -113,17 +107,17 @@ describe('GET /api/v2/requests/{request_id} (lost responses)', () => {
     });
 
     it('stores a batch whose every row failed the request-only rules (nothing else written)', async () => {
-      const c = await setUpCaller(t);
+      const c = await setUpCaller(app.t);
       const batch = await c.postBatch({ contacts: [{ email: 'bad' }, { email: 'ok@example.com' }] }).expect(200);
       expect(batch.body.summary).toEqual({ created: 0, updated: 0, unchanged: 0, failed: 2 });
       await expectStored(c, batch);
-      expect(await contactCount(t, c.org.id)).toBe(0);
+      expect(await contactCount(app.t, c.org.id)).toBe(0);
     });
   });
 
   describe('not stored', () => {
     it('dry runs, single and batch', async () => {
-      const c = await setUpCaller(t);
+      const c = await setUpCaller(app.t);
       const single = await c.postContact({ email: 'dry@example.com', listIds: [c.list.id] }, '?dryRun=true').expect(201);
       const batch = await c.postBatch({ contacts: [{ email: 'dry@example.com', listIds: [c.list.id] }] }, '?dryRun=true').expect(200);
       expect([single.body.dryRun, batch.body.dryRun]).toEqual([true, true]);
@@ -133,15 +127,15 @@ describe('GET /api/v2/requests/{request_id} (lost responses)', () => {
     });
 
     it('request-level errors: shape, malformed JSON, batch limit, payload too large', async () => {
-      const c = await setUpCaller(t);
+      const c = await setUpCaller(app.t);
       const auth = { Authorization: `Bearer ${c.org.apiKey}` };
       const tooMany = { contacts: Array.from({ length: 51 }, (_, i) => ({ email: `b${i}@example.com`, listIds: [c.list.id] })) };
       const answers = [
         await c.postContact({ email: 'a@example.com', listIds: [c.list.id], extra: 1 }).expect(400),
         await c.postBatch({ contacts: [{ email: 'a@example.com', listIds: 'x' }] }).expect(400),
-        await t.http().post('/api/v2/contacts').set(auth).set('Content-Type', 'application/json').send('{"email":').expect(400),
+        await app.t.http().post('/api/v2/contacts').set(auth).set('Content-Type', 'application/json').send('{"email":').expect(400),
         await c.postBatch(tooMany).expect(400),
-        await t
+        await app.t
           .http()
           .post('/api/v2/contacts/batch')
           .set(auth)
@@ -163,15 +157,15 @@ describe('GET /api/v2/requests/{request_id} (lost responses)', () => {
 
   describe('lookup', () => {
     it("another organization's id is 404 REQUEST_NOT_FOUND; the owner still reads it", async () => {
-      const owner = await setUpCaller(t);
-      const other = await setUpCaller(t);
+      const owner = await setUpCaller(app.t);
+      const other = await setUpCaller(app.t);
       const post = await owner.postContact({ email: 'mine@example.com', listIds: [owner.list.id] }).expect(201);
       await expectNotFound(other, post.headers['x-request-id']);
       await expectStored(owner, post);
     });
 
     it('unknown and malformed ids are 404 REQUEST_NOT_FOUND; an upper-case id names the same request', async () => {
-      const c = await setUpCaller(t);
+      const c = await setUpCaller(app.t);
       await expectNotFound(c, '00000000-0000-4000-8000-000000000000');
       await expectNotFound(c, 'not-a-request-id');
       await expectNotFound(c, 'x'.repeat(300));
@@ -181,10 +175,10 @@ describe('GET /api/v2/requests/{request_id} (lost responses)', () => {
     });
 
     it('needs the API key (401) and counts toward the organization limit', async () => {
-      const c = await setUpCaller(t);
+      const c = await setUpCaller(app.t);
       const post = await c.postContact({ email: 'k@example.com', listIds: [c.list.id] }).expect(201);
       const path = `/api/v2/requests/${post.headers['x-request-id']}`;
-      const anonymous = await t.http().get(path).expect(401);
+      const anonymous = await app.t.http().get(path).expect(401);
       expect(anonymous.body.error.code).toBe('INVALID_API_KEY');
 
       const first = await c.getPath(path).expect(200);
@@ -197,10 +191,10 @@ describe('GET /api/v2/requests/{request_id} (lost responses)', () => {
 
   describe('expiry after 24 hours', () => {
     const backdate = (requestId: string, ageMs: number) =>
-      t.prisma.storedResponse.update({ where: { requestId }, data: { createdAt: new Date(Date.now() - ageMs) } });
+      app.t.prisma.storedResponse.update({ where: { requestId }, data: { createdAt: new Date(Date.now() - ageMs) } });
 
     it('an answer older than 24 hours is never served, and the sweep deletes only expired rows', async () => {
-      const c = await setUpCaller(t);
+      const c = await setUpCaller(app.t);
       const old = await c.postContact({ email: 'old@example.com', listIds: [c.list.id] }).expect(201);
       const recent = await c.postContact({ email: 'recent@example.com', listIds: [c.list.id] }).expect(201);
       const oldId = old.headers['x-request-id'];
@@ -208,12 +202,12 @@ describe('GET /api/v2/requests/{request_id} (lost responses)', () => {
       await backdate(recent.headers['x-request-id'], 23 * HOUR);
 
       // Not yet swept, still not served.
-      expect(await t.prisma.storedResponse.count({ where: { requestId: oldId } })).toBe(1);
+      expect(await app.t.prisma.storedResponse.count({ where: { requestId: oldId } })).toBe(1);
       await expectNotFound(c, oldId);
       await expectStored(c, recent);
 
-      await t.app.get(StoredResponsesSweeper).sweep();
-      expect(await t.prisma.storedResponse.findMany({ where: { organizationId: c.org.id }, select: { requestId: true } })).toEqual([
+      await app.t.app.get(StoredResponsesSweeper).sweep();
+      expect(await app.t.prisma.storedResponse.findMany({ where: { organizationId: c.org.id }, select: { requestId: true } })).toEqual([
         { requestId: recent.headers['x-request-id'] },
       ]);
     });
@@ -222,12 +216,12 @@ describe('GET /api/v2/requests/{request_id} (lost responses)', () => {
   describe('same transaction as the contacts', () => {
     beforeAll(async () => {
       // Real failures raised by PostgreSQL inside the transaction.
-      await refuseInsertsWhere(t.prisma, 'refuse_poison_contact_rs', 'contacts', "NEW.email LIKE 'poison%'");
-      await refuseInsertsWhere(t.prisma, 'refuse_stored_response', 'stored_responses', "NEW.body::text LIKE '%unstorable%'");
+      await refuseInsertsWhere(app.t.prisma, 'refuse_poison_contact_rs', 'contacts', "NEW.email LIKE 'poison%'");
+      await refuseInsertsWhere(app.t.prisma, 'refuse_stored_response', 'stored_responses', "NEW.body::text LIKE '%unstorable%'");
     });
 
     it('a batch whose contact write fails answers 500 and stores nothing', async () => {
-      const c = await setUpCaller(t);
+      const c = await setUpCaller(app.t);
       const res = await c.postBatch({
         contacts: [
           { email: 'fresh@example.com', listIds: [c.list.id] },
@@ -237,11 +231,11 @@ describe('GET /api/v2/requests/{request_id} (lost responses)', () => {
       expect([res.status, res.body.error?.code]).toEqual([500, 'INTERNAL_ERROR']);
       await expectNotFound(c, res.headers['x-request-id']);
       expect(await storedCount(c.org.id)).toBe(0);
-      expect(await contactCount(t, c.org.id)).toBe(0);
+      expect(await contactCount(app.t, c.org.id)).toBe(0);
     });
 
     it('when storing the answer fails, the contacts are not written either (500)', async () => {
-      const c = await setUpCaller(t);
+      const c = await setUpCaller(app.t);
       const res = await c.postBatch({
         contacts: [
           { email: 'fresh@example.com', listIds: [c.list.id] },
@@ -249,7 +243,7 @@ describe('GET /api/v2/requests/{request_id} (lost responses)', () => {
         ],
       });
       expect([res.status, res.body.error?.code]).toEqual([500, 'INTERNAL_ERROR']);
-      expect(await contactCount(t, c.org.id)).toBe(0);
+      expect(await contactCount(app.t, c.org.id)).toBe(0);
       expect(await storedCount(c.org.id)).toBe(0);
     });
   });

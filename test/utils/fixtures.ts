@@ -12,6 +12,25 @@ export async function createOrganization(prisma: PrismaService, name = 'Test org
   return { id: org.id, apiKey: apiKey.key, apiKeyId: apiKey.id };
 }
 
+export type CustomFieldSpec = { key: string; type: CustomFieldType; required?: boolean; defaultValue?: unknown; options?: string[] };
+
+/**
+ * The starting point of most tests: an organization with an API key, the lists named (in order)
+ * and the custom fields given.
+ */
+export async function createOrgWith(
+  prisma: PrismaService,
+  setup: { name?: string; lists?: string[]; archivedLists?: string[]; fields?: CustomFieldSpec[] } = {},
+) {
+  const org = await createOrganization(prisma, setup.name);
+  const lists = [];
+  for (const name of setup.lists ?? []) lists.push(await createList(prisma, org.id, name));
+  const archivedLists = [];
+  for (const name of setup.archivedLists ?? []) archivedLists.push(await createList(prisma, org.id, name, true));
+  for (const field of setup.fields ?? []) await createCustomField(prisma, org.id, field);
+  return { ...org, lists, archivedLists };
+}
+
 export async function createApiKey(
   prisma: PrismaService,
   organizationId: string,
@@ -29,7 +48,7 @@ export async function createList(prisma: PrismaService, organizationId: string, 
 export async function createCustomField(
   prisma: PrismaService,
   organizationId: string,
-  field: { key: string; type: CustomFieldType; required?: boolean; defaultValue?: unknown; options?: string[] },
+  field: CustomFieldSpec,
 ) {
   return prisma.customField.create({
     data: {

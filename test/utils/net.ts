@@ -13,6 +13,23 @@ export function freePort(): Promise<number> {
   });
 }
 
+/** Whether a new TCP connection to the port on 127.0.0.1 is accepted right now. */
+export function isListening(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = net.connect(port, '127.0.0.1');
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+}
+
+/** The port the app listens on. */
+export function portOf(t: { app: { getHttpServer(): unknown } }): number {
+  return ((t.app.getHttpServer() as net.Server).address() as net.AddressInfo).port;
+}
+
 export interface RawResponse {
   status: number;
   headers: http.IncomingHttpHeaders;
@@ -55,6 +72,24 @@ export function rawPost(
     if (options.end !== false) req.end();
     else if (chunks.length === 0) req.flushHeaders();
   });
+}
+
+/** POSTs `bytes` exactly as given (supertest would re-encode a Buffer) to the app; a JSON answer is parsed. */
+export async function rawPostJson(
+  t: { app: { getHttpServer(): unknown } },
+  path: string,
+  bytes: Buffer,
+  headers: Record<string, string>,
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- bodies are checked by value
+): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: any }> {
+  const res = await rawPost(portOf(t), path, { ...headers, 'Content-Length': String(bytes.length) }, [bytes]);
+  let body: unknown = res.body;
+  try {
+    body = JSON.parse(res.body);
+  } catch {
+    /* keep the text */
+  }
+  return { ...res, body };
 }
 
 /** Sends the request line and headers only, never the body they announce. */

@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { connect, type Socket } from 'node:net';
+import type { Socket } from 'node:net';
 import path from 'node:path';
 import { Client } from 'pg';
 import { generateApiKey } from '../../src/auth/api-key';
@@ -53,18 +53,6 @@ export async function waitUntil(what: string, check: () => Promise<boolean> | bo
     await new Promise((r) => setTimeout(r, 50));
   }
   throw new Error(`Timed out waiting until ${what}`);
-}
-
-/** Whether a new TCP connection to the port is accepted right now. */
-export function accepts(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect(port, '127.0.0.1');
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
-  });
 }
 
 /** Everything the server sends on a socket until it closes it, or until the timeout. */

@@ -38,3 +38,18 @@ export async function createTestApp(
     },
   };
 }
+
+/**
+ * One app for the enclosing `describe`: booted in beforeAll, closed in afterAll. Read it as
+ * `app.t` inside tests (it exists once beforeAll has run).
+ */
+export function useTestApp(env: Record<string, string> = {}): { t: TestApp } {
+  const holder = {} as { t: TestApp };
+  beforeAll(async () => {
+    holder.t = await createTestApp(env);
+  });
+  afterAll(async () => {
+    await holder.t?.close();
+  });
+  return holder;
+}

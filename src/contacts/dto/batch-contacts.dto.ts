@@ -1,0 +1,49 @@
+import { ApiProperty, ApiSchema } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import { ArrayMaxSize, ArrayNotEmpty, IsArray, IsDefined, ValidateBy, ValidateNested } from 'class-validator';
+import { RequestErrorCode } from '../../errors/error-codes';
+import { KnownKeysOnly } from '../../validation/known-keys.decorator';
+import type { ConstraintContext } from '../../validation/request-validation.pipe';
+import { BATCH_LIMIT } from '../contact-input.shape';
+import { CreateContactDto } from './create-contact.dto';
+
+const isObject = (value: unknown) => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** Every entry is an object; the message names the first that is not (`contacts[2] must be an object`). */
+const EachIsObject = () =>
+  ValidateBy({
+    name: 'eachIsObject',
+    validator: {
+      validate: (value: unknown) => Array.isArray(value) && value.every(isObject),
+      defaultMessage: (args) => `$path[${(args?.value as unknown[]).findIndex((entry) => !isObject(entry))}] must be an object`,
+    },
+  });
+
+const batchLimit: ConstraintContext = { code: RequestErrorCode.BATCH_LIMIT_EXCEEDED };
+
+/**
+ * Body of POST /api/v2/contacts/batch: `{ "contacts": [ ... ] }`, 1 to 50 entries. Decorators run
+ * bottom-up and the first failure wins, so the count is checked before anything about the entries
+ * (BATCH_LIMIT_EXCEEDED whatever they hold), and an entry is checked only once all are objects.
+ */
+@ApiSchema({ name: 'BatchInput' })
+@KnownKeysOnly()
+export class BatchContactsDto {
+  @ApiProperty({
+    type: [CreateContactDto],
+    minItems: 1,
+    maxItems: BATCH_LIMIT,
+    description: `Empty: 400 INVALID_REQUEST. More than ${BATCH_LIMIT}: 400 BATCH_LIMIT_EXCEEDED.`,
+  })
+  @ValidateNested({ each: true })
+  @EachIsObject()
+  @ArrayMaxSize(BATCH_LIMIT, {
+    context: batchLimit,
+    message: (args) => `A batch holds at most ${BATCH_LIMIT} contacts; ${(args.value as unknown[]).length} were sent`,
+  })
+  @ArrayNotEmpty({ message: '$path must not be empty' })
+  @IsArray({ message: '$path must be an array of contact objects' })
+  @IsDefined({ message: '$path is required' })
+  @Type(() => CreateContactDto)
+  contacts!: CreateContactDto[];
+}

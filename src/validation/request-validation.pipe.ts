@@ -1,0 +1,88 @@
+import { type ArgumentMetadata, Injectable, ValidationPipe } from '@nestjs/common';
+import type { ValidationError } from 'class-validator';
+import { DomainError, invalidRequest } from '../errors/domain-error';
+import { RequestErrorCode } from '../errors/error-codes';
+import { KNOWN_KEYS_CONSTRAINT, UNKNOWN_KEYS } from './known-keys.decorator';
+import { copyForTransform } from './sent-object';
+
+/** A DTO's validation context may name the request-level code of a failure (default INVALID_REQUEST). */
+export interface ConstraintContext {
+  code?: RequestErrorCode;
+}
+
+const isPlainObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
+
+/** `contacts` + `3` → `contacts[3]`; `contacts[3]` + `listIds` → `contacts[3].listIds`. */
+export function joinPath(parent: string, property: string): string {
+  if (/^\d+$/.test(property) && parent !== '') return `${parent}[${property}]`;
+  if (!IDENTIFIER.test(property)) return `${parent}[${JSON.stringify(property)}]`;
+  return parent === '' ? property : `${parent}.${property}`;
+}
+
+/**
+ * The first failure of a validation, as the request-level error of contract section 8. At each
+ * level the undeclared keys come first, then the properties in declaration order, array entries
+ * in index order. Messages are written with `$path`, replaced here by the full path
+ * (`contacts[3].listIds`, or `listIds` on the single endpoint).
+ */
+export function requestErrorOf(errors: ValidationError[], parent = ''): DomainError | undefined {
+  const ordered = [...errors].sort((a, b) => Number(b.property === UNKNOWN_KEYS) - Number(a.property === UNKNOWN_KEYS));
+  for (const error of ordered) {
+    if (error.property === UNKNOWN_KEYS && error.constraints?.[KNOWN_KEYS_CONSTRAINT] !== undefined) {
+      const paths = (error.value as string[]).map((key) => joinPath(parent, key));
+      return invalidRequest(`Unknown key${paths.length > 1 ? 's' : ''}: ${paths.join(', ')}`);
+    }
+    const path = joinPath(parent, error.property);
+    const [name, message] = Object.entries(error.constraints ?? {})[0] ?? [];
+    if (name !== undefined && message !== undefined) {
+      const code = (error.contexts?.[name] as ConstraintContext | undefined)?.code ?? RequestErrorCode.INVALID_REQUEST;
+      return new DomainError(code, message.replace(/\$path/g, path));
+    }
+    const nested = requestErrorOf(error.children ?? [], path);
+    if (nested) return nested;
+  }
+  return undefined;
+}
+
+/**
+ * The one validation of request DTOs (registered globally): class-transformer makes the instance,
+ * class-validator checks it, and the first failure is a request-level error rendered by the global
+ * filter. `stopAtFirstError`: a property's first failing decorator wins (class-validator runs them
+ * bottom-up) and its nested entries are not looked at then (a batch over 50 is refused unread).
+ */
+@Injectable()
+export class RequestValidationPipe extends ValidationPipe {
+  constructor() {
+    super({
+      transform: true,
+      stopAtFirstError: true,
+      forbidUnknownValues: true,
+      validationError: { target: false, value: true },
+      exceptionFactory: (errors: ValidationError[]) => requestErrorOf(errors) ?? invalidRequest('Invalid request'),
+    });
+  }
+
+  override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
+    // A body that is not an object (null, an array, a scalar) is refused before any DTO is made.
+    if (metadata.type !== 'body' || !this.toValidate(metadata)) return super.transform(value, metadata);
+    if (!isPlainObject(value)) throw invalidRequest('Request body must be a JSON object');
+    return super.transform(copyForTransform(value), metadata);
+  }
+
+  /**
+   * Nest deletes `__proto__`, `constructor` and `prototype` keys from the body before transforming.
+   * Inside `fields` they are ordinary keys (UNKNOWN_FIELD, or custom fields named `constructor` or
+   * `prototype`), and elsewhere @KnownKeysOnly refuses them. The body is transformed from a copy
+   * without `__proto__` and `constructor` (sent-object.ts) and `fields` becomes a Map, so no sent
+   * key reaches a prototype.
+   */
+  protected override stripProtoKeys(): void {}
+
+  /** No implicit conversion of query or path values (`?dryRun=yes` must not become false). */
+  protected override transformPrimitive(value: unknown): unknown {
+    return value;
+  }
+}
