@@ -99,10 +99,10 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The most recent answer stored under an X-Client-Request-Id (kept 24 hours)
-         * @description Same body as GET /api/v2/requests/{request_id}; `original.client_request_id` carries the id.
+         * What a POST of this organization answered under an X-Client-Request-Id (kept 24 hours)
+         * @description The same body as GET /api/v2/requests/{request_id}, whose `original` also carries `client_request_id`. When several POSTs used one id, the most recent stored answer is returned.
          */
-        get: operations["findRequestByClientId"];
+        get: operations["findStoredResponseByClientRequestId"];
         put?: never;
         post?: never;
         delete?: never;
@@ -139,27 +139,7 @@ export interface paths {
             cookie?: never;
         };
         /** The process answers */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Up */
-                200: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Health"];
-                    };
-                };
-            };
-        };
+        get: operations["HealthController_live"];
         put?: never;
         post?: never;
         delete?: never;
@@ -176,37 +156,7 @@ export interface paths {
             cookie?: never;
         };
         /** The database answers */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Up */
-                200: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Health"];
-                    };
-                };
-                /** @description The database does not answer */
-                503: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Health"];
-                    };
-                };
-            };
-        };
+        get: operations["HealthController_ready"];
         put?: never;
         post?: never;
         delete?: never;
@@ -236,14 +186,10 @@ export interface components {
             request_id: string;
             /** @description One entry per input row, in input order */
             results: components["schemas"]["BatchRow"][];
-            summary: {
-                created: number;
-                failed: number;
-                unchanged: number;
-                updated: number;
-            };
+            summary: components["schemas"]["BatchSummary"];
         };
-        BatchRow: {
+        BatchRow: components["schemas"]["BatchRowCreated"] | components["schemas"]["BatchRowUpdated"] | components["schemas"]["BatchRowUnchanged"] | components["schemas"]["BatchRowFailed"];
+        BatchRowCreated: {
             /** @description The normalized email */
             email: string;
             /**
@@ -255,38 +201,12 @@ export interface components {
             index: number;
             /** @enum {string} */
             status: "created";
-        } | {
-            /** @description Lists the contact was added to */
-            addedListIds: string[];
-            /** @description Keys of the fields whose value changed, sorted */
-            changedFields: string[];
-            /** @description The normalized email */
-            email: string;
+        };
+        BatchRowFailed: {
             /**
-             * Format: uuid
-             * @description The contact's id
+             * @description The first per-contact rule that failed (contract section 4)
+             * @enum {string}
              */
-            id: string;
-            /** @description Position of the row in `contacts` */
-            index: number;
-            /** @enum {string} */
-            status: "updated";
-        } | {
-            addedListIds?: string[];
-            changedFields?: string[];
-            /** @description The normalized email */
-            email: string;
-            /**
-             * Format: uuid
-             * @description The contact's id
-             */
-            id: string;
-            /** @description Position of the row in `contacts` */
-            index: number;
-            /** @enum {string} */
-            status: "unchanged";
-        } | {
-            /** @enum {string} */
             code: "INVALID_EMAIL" | "DUPLICATE_IN_REQUEST" | "EMPTY_LIST_IDS" | "TOO_MANY_LIST_IDS" | "INVALID_LIST" | "UNKNOWN_FIELD" | "FIELD_TYPE_MISMATCH" | "REQUIRED_FIELD_MISSING" | "SUPPRESSED_EMAIL" | "DUPLICATE_EMAIL";
             /** @description The normalized input when it was a string, else null */
             email: string | null;
@@ -303,9 +223,52 @@ export interface components {
              */
             suppressionReason?: "bounced" | "complained" | "unsubscribed";
         };
-        ContactConflict: {
+        BatchRowUnchanged: {
+            /** @description Always empty when present */
+            addedListIds?: string[];
+            /** @description Always empty when present */
+            changedFields?: string[];
+            /** @description The normalized email */
+            email: string;
+            /**
+             * Format: uuid
+             * @description The contact's id
+             */
+            id: string;
+            /** @description Position of the row in `contacts` */
+            index: number;
             /** @enum {string} */
-            code: "DUPLICATE_EMAIL" | "SUPPRESSED_EMAIL";
+            status: "unchanged";
+        };
+        BatchRowUpdated: {
+            /** @description Lists the contact was added to */
+            addedListIds: string[];
+            /** @description Keys of the fields whose value changed, sorted */
+            changedFields: string[];
+            /** @description The normalized email */
+            email: string;
+            /**
+             * Format: uuid
+             * @description The contact's id
+             */
+            id: string;
+            /** @description Position of the row in `contacts` */
+            index: number;
+            /** @enum {string} */
+            status: "updated";
+        };
+        BatchSummary: {
+            created: number;
+            failed: number;
+            unchanged: number;
+            updated: number;
+        };
+        ContactConflict: {
+            /**
+             * @description The first per-contact rule that failed (contract section 4)
+             * @enum {string}
+             */
+            code: "SUPPRESSED_EMAIL" | "DUPLICATE_EMAIL";
             /**
              * @description Present (true) on dry runs only
              * @enum {boolean}
@@ -329,8 +292,32 @@ export interface components {
              */
             suppressionReason?: "bounced" | "complained" | "unsubscribed";
         };
-        ContactFailure: {
+        ContactCreated: {
+            /**
+             * @description Present (true) on dry runs only
+             * @enum {boolean}
+             */
+            dryRun?: true;
+            /** @description The normalized email */
+            email: string;
+            /**
+             * Format: uuid
+             * @description The new contact's id; absent in a dry run
+             */
+            id?: string;
+            /**
+             * Format: uuid
+             * @description Equals the X-Request-Id header
+             */
+            request_id: string;
             /** @enum {string} */
+            status: "created";
+        };
+        ContactFailure: {
+            /**
+             * @description The first per-contact rule that failed (contract section 4)
+             * @enum {string}
+             */
             code: "INVALID_EMAIL" | "EMPTY_LIST_IDS" | "TOO_MANY_LIST_IDS" | "INVALID_LIST" | "UNKNOWN_FIELD" | "FIELD_TYPE_MISMATCH" | "REQUIRED_FIELD_MISSING";
             /**
              * @description Present (true) on dry runs only
@@ -355,48 +342,38 @@ export interface components {
              */
             suppressionReason?: "bounced" | "complained" | "unsubscribed";
         };
-        /** @description One contact. A key other than these, or a property of the wrong JSON type (`null` included, except for `email`), is a shape error: 400 INVALID_REQUEST. `email` is checked per contact (INVALID_EMAIL): ASCII only, trimmed and lowercased, local part ≤ 64 and address ≤ 254 characters, domain with at least one dot. Internationalized addresses are refused. */
         ContactInput: {
-            /** @example ada@example.com */
+            /**
+             * @description Checked per contact, not as a shape (a missing or non-string email is INVALID_EMAIL): ASCII only, trimmed and lowercased, local part ≤ 64 and address ≤ 254 characters, domain with at least one dot. Internationalized addresses are refused.
+             * @example ada@example.com
+             */
             email?: string;
-            /** @description Standard fields (firstName, lastName, phone, company, jobTitle, city, country: strings ≤ 255 code points) and the organization's custom fields (GET /api/v2/fields). `null` clears a field. Merged on update. */
+            /** @description Standard fields (firstName, lastName, phone, company, jobTitle, city, country: strings ≤ 255 code points) and the organization's custom fields (GET /api/v2/fields). `null` clears a field. Merged on update. `null` for the whole object is a shape error. */
             fields?: {
                 [key: string]: unknown;
             };
-            /** @description 1 to 20 list ids (EMPTY_LIST_IDS, TOO_MANY_LIST_IDS, INVALID_LIST) */
+            /** @description 1 to 20 list ids (EMPTY_LIST_IDS, TOO_MANY_LIST_IDS, INVALID_LIST). `null` is a shape error. */
             listIds?: string[];
             /**
-             * @description true updates an existing or suppressed contact
+             * @description true updates an existing or suppressed contact. `null` is a shape error.
              * @default false
              */
             overwrite?: boolean;
         };
         ContactResponse: {
-            contact: {
-                /** Format: date-time */
-                createdAt: string;
-                email: string;
-                /** @description Every field with a value; dates as YYYY-MM-DD strings */
-                fields: {
-                    [key: string]: string | number | boolean;
-                };
-                /** Format: uuid */
-                id: string;
-                listIds: string[];
-                suppressed: {
-                    /** @enum {string} */
-                    reason: "bounced" | "complained" | "unsubscribed";
-                } | null;
-                /** Format: date-time */
-                updatedAt: string;
-            };
+            contact: components["schemas"]["ContactView"];
             /**
              * Format: uuid
              * @description Equals the X-Request-Id header
              */
             request_id: string;
         };
-        ContactSuccess: {
+        ContactSuccess: components["schemas"]["ContactCreated"] | components["schemas"]["ContactUpdated"] | components["schemas"]["ContactUnchanged"];
+        ContactUnchanged: {
+            /** @description Always empty when present */
+            addedListIds?: string[];
+            /** @description Always empty when present */
+            changedFields?: string[];
             /**
              * @description Present (true) on dry runs only
              * @enum {boolean}
@@ -406,17 +383,18 @@ export interface components {
             email: string;
             /**
              * Format: uuid
-             * @description The new contact's id; absent in a dry run
+             * @description The contact's id
              */
-            id?: string;
+            id: string;
             /**
              * Format: uuid
              * @description Equals the X-Request-Id header
              */
             request_id: string;
             /** @enum {string} */
-            status: "created";
-        } | {
+            status: "unchanged";
+        };
+        ContactUpdated: {
             /** @description Lists the contact was added to */
             addedListIds: string[];
             /** @description Keys of the fields whose value changed, sorted */
@@ -440,29 +418,38 @@ export interface components {
             request_id: string;
             /** @enum {string} */
             status: "updated";
-        } | {
-            addedListIds?: string[];
-            changedFields?: string[];
-            /**
-             * @description Present (true) on dry runs only
-             * @enum {boolean}
-             */
-            dryRun?: true;
-            /** @description The normalized email */
-            email: string;
-            /**
-             * Format: uuid
-             * @description The contact's id
-             */
-            id: string;
-            /**
-             * Format: uuid
-             * @description Equals the X-Request-Id header
-             */
-            request_id: string;
-            /** @enum {string} */
-            status: "unchanged";
         };
+        ContactView: {
+            /** Format: date-time */
+            createdAt: string;
+            email: string;
+            /** @description Every field with a value (standard and custom); dates as YYYY-MM-DD strings */
+            fields: {
+                [key: string]: string | number | boolean;
+            };
+            /** Format: uuid */
+            id: string;
+            /** @description Oldest membership first */
+            listIds: string[];
+            /** @description null when the email is not suppressed */
+            suppressed: {
+                /** @enum {string} */
+                reason: "bounced" | "complained" | "unsubscribed";
+            } | null;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        CustomFieldView: {
+            /** @description A value fitting the field's type, or null when there is none */
+            defaultValue: (string | null) | number | boolean;
+            key: string;
+            /** @description The allowed values of a select field; null otherwise */
+            options: string[] | null;
+            required: boolean;
+            /** @enum {string} */
+            type: "text" | "number" | "boolean" | "date" | "select";
+        };
+        /** @description Request-level error: INVALID_REQUEST, BATCH_LIMIT_EXCEEDED */
         Error400: {
             error: {
                 /** @enum {string} */
@@ -475,6 +462,7 @@ export interface components {
              */
             request_id: string;
         };
+        /** @description Request-level error: INVALID_API_KEY */
         Error401: {
             error: {
                 /** @enum {string} */
@@ -487,6 +475,7 @@ export interface components {
              */
             request_id: string;
         };
+        /** @description Request-level error: NOT_FOUND, CONTACT_NOT_FOUND, REQUEST_NOT_FOUND */
         Error404: {
             error: {
                 /** @enum {string} */
@@ -499,6 +488,20 @@ export interface components {
              */
             request_id: string;
         };
+        /** @description Request-level error: REQUEST_TIMEOUT */
+        Error408: {
+            error: {
+                /** @enum {string} */
+                code: "REQUEST_TIMEOUT";
+                message: string;
+            };
+            /**
+             * Format: uuid
+             * @description Equals the X-Request-Id header
+             */
+            request_id: string;
+        };
+        /** @description Request-level error: PAYLOAD_TOO_LARGE */
         Error413: {
             error: {
                 /** @enum {string} */
@@ -511,6 +514,7 @@ export interface components {
              */
             request_id: string;
         };
+        /** @description Request-level error: RATE_LIMIT_EXCEEDED */
         Error429: {
             error: {
                 /** @enum {string} */
@@ -523,6 +527,7 @@ export interface components {
              */
             request_id: string;
         };
+        /** @description Request-level error: INTERNAL_ERROR */
         Error500: {
             error: {
                 /** @enum {string} */
@@ -535,61 +540,70 @@ export interface components {
              */
             request_id: string;
         };
-        FieldsResponse: {
-            custom: {
-                /** @description Any JSON value fitting the type, or null when there is none */
-                defaultValue?: unknown;
-                key: string;
-                /** @description The allowed values of a select field (null or empty otherwise) */
-                options?: string[] | null;
-                required: boolean;
+        /** @description Request-level error: SERVICE_UNAVAILABLE */
+        Error503: {
+            error: {
                 /** @enum {string} */
-                type: "text" | "number" | "boolean" | "date" | "select";
-            }[];
+                code: "SERVICE_UNAVAILABLE";
+                message: string;
+            };
             /**
              * Format: uuid
              * @description Equals the X-Request-Id header
              */
             request_id: string;
-            standard: {
-                key: string;
-                /** @enum {integer} */
-                maxLength: 255;
-                /** @enum {string} */
-                type: "text";
-            }[];
+        };
+        FieldsResponse: {
+            /** @description Oldest first */
+            custom: components["schemas"]["CustomFieldView"][];
+            /**
+             * Format: uuid
+             * @description Equals the X-Request-Id header
+             */
+            request_id: string;
+            standard: components["schemas"]["StandardFieldView"][];
         };
         Health: {
             /** @enum {string} */
             status: "ok" | "unavailable";
         };
         ListsResponse: {
-            lists: {
-                archived: boolean;
-                /** Format: uuid */
-                id: string;
-                name: string;
-            }[];
+            /** @description Archived lists included */
+            lists: components["schemas"]["ListView"][];
             /**
              * Format: uuid
              * @description Equals the X-Request-Id header
              */
             request_id: string;
         };
+        ListView: {
+            archived: boolean;
+            /** Format: uuid */
+            id: string;
+            name: string;
+        };
+        StandardFieldView: {
+            key: string;
+            /** @enum {integer} */
+            maxLength: 255;
+            /** @enum {string} */
+            type: "text";
+        };
+        StoredAnswer: {
+            /** @description The body as answered */
+            body: components["schemas"]["ContactSuccess"] | components["schemas"]["ContactFailure"] | components["schemas"]["ContactConflict"] | components["schemas"]["BatchResponse"];
+            /** @description The X-Client-Request-Id the POST sent, when it sent one */
+            client_request_id?: string;
+            /**
+             * Format: uuid
+             * @description The id of the POST
+             */
+            request_id: string;
+            /** @description The HTTP status the POST answered */
+            status: number;
+        };
         StoredResponse: {
-            original: {
-                /** @description The body as answered */
-                body: components["schemas"]["ContactSuccess"] | components["schemas"]["ContactFailure"] | components["schemas"]["ContactConflict"] | components["schemas"]["BatchResponse"];
-                /** @description The X-Client-Request-Id the POST sent; absent when it sent none */
-                client_request_id?: string;
-                /**
-                 * Format: uuid
-                 * @description The id of the POST
-                 */
-                request_id: string;
-                /** @description The HTTP status the POST answered */
-                status: number;
-            };
+            original: components["schemas"]["StoredAnswer"];
             /**
              * Format: uuid
              * @description This GET's own request id
@@ -597,87 +611,10 @@ export interface components {
             request_id: string;
         };
     };
-    responses: {
-        /** @description Server-side failure (INTERNAL_ERROR); the message carries no internals, and a failed batch writes nothing */
-        InternalError: {
-            headers: {
-                "X-Request-Id": components["headers"]["X-Request-Id"];
-                [name: string]: unknown;
-            };
-            content: {
-                "application/json": components["schemas"]["Error500"];
-            };
-        };
-        /** @description More than 1,048,576 bytes of decoded body (PAYLOAD_TOO_LARGE); a Content-Length over the limit is refused unread */
-        PayloadTooLarge: {
-            headers: {
-                RateLimit: components["headers"]["RateLimit"];
-                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                "X-Request-Id": components["headers"]["X-Request-Id"];
-                [name: string]: unknown;
-            };
-            content: {
-                "application/json": components["schemas"]["Error413"];
-            };
-        };
-        /** @description Per-IP or per-organization limit reached (RATE_LIMIT_EXCEEDED). Refused requests do not count. The X-RateLimit-* headers accompany an organization refusal. */
-        TooManyRequests: {
-            headers: {
-                /** @description IETF httpapi rate-limit draft, structured-field form: `"org";r=<remaining>;t=<seconds>` (organization refusals) */
-                RateLimit?: string;
-                /** @description IETF httpapi rate-limit draft: `"org";q=<limit>;w=<window seconds>` (organization refusals) */
-                "RateLimit-Policy"?: string;
-                "Retry-After": components["headers"]["Retry-After"];
-                /** @description The organization's budget per window (ORG_RATE_LIMIT) (organization refusals) */
-                "X-RateLimit-Limit"?: number;
-                /** @description Requests left in the current window, this one counted (organization refusals) */
-                "X-RateLimit-Remaining"?: number;
-                /** @description Seconds until the window has room again (0 when it has room now) (organization refusals) */
-                "X-RateLimit-Reset"?: number;
-                "X-Request-Id": components["headers"]["X-Request-Id"];
-                [name: string]: unknown;
-            };
-            content: {
-                "application/json": components["schemas"]["Error429"];
-            };
-        };
-        /** @description Missing, unknown, expired or revoked API key, or two different keys (INVALID_API_KEY; one message for all) */
-        Unauthorized: {
-            headers: {
-                "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
-                "X-Request-Id": components["headers"]["X-Request-Id"];
-                [name: string]: unknown;
-            };
-            content: {
-                "application/json": components["schemas"]["Error401"];
-            };
-        };
-    };
+    responses: never;
     parameters: never;
     requestBodies: never;
-    headers: {
-        /** @description IETF httpapi rate-limit draft, structured-field form: `"org";r=<remaining>;t=<seconds>` */
-        RateLimit: string;
-        /** @description IETF httpapi rate-limit draft: `"org";q=<limit>;w=<window seconds>` */
-        "RateLimit-Policy": string;
-        /** @description Whole seconds (≥ 1) until a request would be accepted */
-        "Retry-After": number;
-        /** @description Always `Bearer` */
-        "WWW-Authenticate": "Bearer";
-        /** @description The X-Client-Request-Id the request sent, echoed once it was accepted */
-        "X-Client-Request-Id": string;
-        /** @description The organization's budget per window (ORG_RATE_LIMIT) */
-        "X-RateLimit-Limit": number;
-        /** @description Requests left in the current window, this one counted */
-        "X-RateLimit-Remaining": number;
-        /** @description Seconds until the window has room again (0 when it has room now) */
-        "X-RateLimit-Reset": number;
-        /** @description Server-generated id of this request (a client-sent value is ignored) */
-        "X-Request-Id": string;
-    };
+    headers: never;
     pathItems: never;
 }
 export type $defs = Record<string, never>;
@@ -689,7 +626,7 @@ export interface operations {
                 dryRun?: boolean;
             };
             header?: {
-                /** @description Optional, 1–128 characters of `A-Z a-z 0-9 . _ : -` (anything else, empty or repeated: 400 INVALID_REQUEST, checked after the key and the limits, before the body). Echoed in the response; the stored answer is found with GET /api/v2/requests?clientRequestId=. Not an idempotency key: give each attempt its own id. */
+                /** @description Optional id of this attempt (1–128 of `A-Z a-z 0-9 . _ : -`), echoed in the response; its stored answer is found with GET /api/v2/requests?clientRequestId=<id> for 24 hours. Not an idempotency key: give each attempt its own. */
                 "X-Client-Request-Id"?: string;
             };
             path?: never;
@@ -704,71 +641,187 @@ export interface operations {
             /** @description Updated or unchanged (status `updated` / `unchanged`) */
             200: {
                 headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Client-Request-Id": components["headers"]["X-Client-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description IETF httpapi rate-limit draft, structured-field form: `"org";r=<remaining>;t=<seconds>` */
+                    RateLimit: string;
+                    /** @description IETF httpapi rate-limit draft: `"org";q=<limit>;w=<window seconds>` */
+                    "RateLimit-Policy": string;
+                    /** @description The X-Client-Request-Id the request sent, echoed */
+                    "X-Client-Request-Id"?: string;
+                    /** @description The organization's budget per window (ORG_RATE_LIMIT) */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window, this one counted */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window has room again (0 when it has room now) */
+                    "X-RateLimit-Reset": number;
+                    /** @description Server-generated id of this request (a client-sent value is ignored) */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ContactSuccess"];
+                    "application/json": components["schemas"]["ContactUpdated"] | components["schemas"]["ContactUnchanged"];
                 };
             };
             /** @description Created (status `created`) */
             201: {
                 headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Client-Request-Id": components["headers"]["X-Client-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description IETF httpapi rate-limit draft, structured-field form: `"org";r=<remaining>;t=<seconds>` */
+                    RateLimit: string;
+                    /** @description IETF httpapi rate-limit draft: `"org";q=<limit>;w=<window seconds>` */
+                    "RateLimit-Policy": string;
+                    /** @description The X-Client-Request-Id the request sent, echoed */
+                    "X-Client-Request-Id"?: string;
+                    /** @description The organization's budget per window (ORG_RATE_LIMIT) */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window, this one counted */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window has room again (0 when it has room now) */
+                    "X-RateLimit-Reset": number;
+                    /** @description Server-generated id of this request (a client-sent value is ignored) */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ContactSuccess"];
+                    "application/json": components["schemas"]["ContactCreated"];
                 };
             };
-            /** @description A per-contact failure (status `failed`), or INVALID_REQUEST: Wrong Content-Type, malformed or empty JSON, non-UTF-8 body, unsupported Content-Encoding, or wrong shape (the message names the path, e.g. `contacts[3].listIds must be an array of strings`) */
+            /** @description A per-contact failure (status `failed`), or INVALID_REQUEST: Wrong Content-Type, malformed or empty JSON, non-UTF-8 body, unsupported Content-Encoding, an invalid X-Client-Request-Id, or wrong shape (the message names the path, e.g. `contacts[3].listIds must be an array of strings`) */
             400: {
                 headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Client-Request-Id": components["headers"]["X-Client-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description IETF httpapi rate-limit draft, structured-field form: `"org";r=<remaining>;t=<seconds>` */
+                    RateLimit: string;
+                    /** @description IETF httpapi rate-limit draft: `"org";q=<limit>;w=<window seconds>` */
+                    "RateLimit-Policy": string;
+                    /** @description The X-Client-Request-Id the request sent, echoed */
+                    "X-Client-Request-Id"?: string;
+                    /** @description The organization's budget per window (ORG_RATE_LIMIT) */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window, this one counted */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window has room again (0 when it has room now) */
+                    "X-RateLimit-Reset": number;
+                    /** @description Server-generated id of this request (a client-sent value is ignored) */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ContactFailure"] | components["schemas"]["Error400"];
                 };
             };
-            401: components["responses"]["Unauthorized"];
+            /** @description Missing, unknown, expired or revoked API key, or two different keys (INVALID_API_KEY; one message for all) */
+            401: {
+                headers: {
+                    /** @description Always `Bearer` */
+                    "WWW-Authenticate": "Bearer";
+                    /** @description Server-generated id of this request (a client-sent value is ignored) */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description REQUEST_TIMEOUT: headers or body not received within the configured time; the connection is closed */
+            408: {
+                headers: {
+                    /** @description Server-generated id of this request (a client-sent value is ignored) */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error408"];
+                };
+            };
             /** @description DUPLICATE_EMAIL (exists, overwrite not true) or SUPPRESSED_EMAIL (suppressed, overwrite not true) */
             409: {
                 headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Client-Request-Id": components["headers"]["X-Client-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description IETF httpapi rate-limit draft, structured-field form: `"org";r=<remaining>;t=<seconds>` */
+                    RateLimit: string;
+                    /** @description IETF httpapi rate-limit draft: `"org";q=<limit>;w=<window seconds>` */
+                    "RateLimit-Policy": string;
+                    /** @description The X-Client-Request-Id the request sent, echoed */
+                    "X-Client-Request-Id"?: string;
+                    /** @description The organization's budget per window (ORG_RATE_LIMIT) */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window, this one counted */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window has room again (0 when it has room now) */
+                    "X-RateLimit-Reset": number;
+                    /** @description Server-generated id of this request (a client-sent value is ignored) */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ContactConflict"];
                 };
             };
-            413: components["responses"]["PayloadTooLarge"];
-            429: components["responses"]["TooManyRequests"];
-            500: components["responses"]["InternalError"];
+            /** @description More than 1,048,576 bytes of decoded body (PAYLOAD_TOO_LARGE); a Content-Length over the limit is refused unread */
+            413: {
+                headers: {
+                    /** @description IETF httpapi rate-limit draft, structured-field form: `"org";r=<remaining>;t=<seconds>` */
+                    RateLimit: string;
+                    /** @description IETF httpapi rate-limit draft: `"org";q=<limit>;w=<window seconds>` */
+                    "RateLimit-Policy": string;
+                    /** @description The organization's budget per window (ORG_RATE_LIMIT) */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window, this one counted */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window has room again (0 when it has room now) */
+                    "X-RateLimit-Reset": number;
+                    /** @description Server-generated id of this request (a client-sent value is ignored) */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error413"];
+                };
+            };
+            /** @description Per-IP or per-organization limit reached (RATE_LIMIT_EXCEEDED). Refused requests do not count. The X-RateLimit-* headers accompany an organization refusal. */
+            429: {
+                headers: {
+                    /** @description IETF httpapi rate-limit draft, structured-field form: `"org";r=<remaining>;t=<seconds>` (organization refusals) */
+                    RateLimit?: string;
+                    /** @description IETF httpapi rate-limit draft: `"org";q=<limit>;w=<window seconds>` (organization refusals) */
+                    "RateLimit-Policy"?: string;
+                    /** @description Whole seconds (≥ 1) until a request would be accepted */
+                    "Retry-After": number;
+                    /** @description The organization's budget per window (ORG_RATE_LIMIT) (organization refusals) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window, this one counted (organization refusals) */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window has room again (0 when it has room now) (organization refusals) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Server-generated id of this request (a client-sent value is ignored) */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
+            /** @description Server-side failure (INTERNAL_ERROR); the message carries no internals, and a failed POST writes nothing */
+            500: {
+                headers: {
+                    /** @description Server-generated id of this request (a client-sent value is ignored) */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database cannot serve right now and nothing was written; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Whole seconds (≥ 1) before retrying */
+                    "Retry-After": number;
+                    /** @description Server-generated id of this request (a client-sent value is ignored) */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error503"];
+                };
+            };
         };
     };
     getContact: {
@@ -786,12 +839,18 @@ export interface operations {
             /** @description The contact */
             200: {
                 headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description IETF httpapi rate-limit draft, structured-field form: `"org";r=<remaining>;t=<seconds>` */
+                    RateLimit: string;
+                    /** @description IETF httpapi rate-limit draft: `"org";q=<limit>;w=<window seconds>` */
+                    "RateLimit-Policy": string;
+                    /** @description The organization's budget per window (ORG_RATE_LIMIT) */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window, this one counted */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window has room again (0 when it has room now) */
+                    "X-RateLimit-Reset": number;
+                    /** @description Server-generated id of this request (a client-sent value is ignored) */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -801,36 +860,116 @@ export interface operations {
             /** @description Broken percent-encoding in the path (INVALID_REQUEST), checked after the key and the limits */
             400: {
                 headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description IETF httpapi rate-limit draft, structured-field form: `"org";r=<remaining>;t=<seconds>` */
+                    RateLimit: string;
+                    /** @description IETF httpapi rate-limit draft: `"org";q=<limit>;w=<window seconds>` */
+                    "RateLimit-Policy": string;
+                    /** @description The organization's budget per window (ORG_RATE_LIMIT) */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window, this one counted */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window has room again (0 when it has room now) */
+                    "X-RateLimit-Reset": number;
+                    /** @description Server-generated id of this request (a client-sent value is ignored) */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error400"];
                 };
             };
-            401: components["responses"]["Unauthorized"];
+            /** @description Missing, unknown, expired or revoked API key, or two different keys (INVALID_API_KEY; one message for all) */
+            401: {
+                headers: {
+                    /** @description Always `Bearer` */
+                    "WWW-Authenticate": "Bearer";
+                    /** @description Server-generated id of this request (a client-sent value is ignored) */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error401"];
+                };
+            };
             /** @description CONTACT_NOT_FOUND: no such contact in this organization, or not a valid email */
             404: {
                 headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description IETF httpapi rate-limit draft, structured-field form: `"org";r=<remaining>;t=<seconds>` */
+                    RateLimit: string;
+                    /** @description IETF httpapi rate-limit draft: `"org";q=<limit>;w=<window seconds>` */
+                    "RateLimit-Policy": string;
+                    /** @description The organization's budget per window (ORG_RATE_LIMIT) */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window, this one counted */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window has room again (0 when it has room now) */
+                    "X-RateLimit-Reset": number;
+                    /** @description Server-generated id of this request (a client-sent value is ignored) */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error404"];
                 };
             };
-            429: components["responses"]["TooManyRequests"];
-            500: components["responses"]["InternalError"];
+            /** @description REQUEST_TIMEOUT: headers or body not received within the configured time; the connection is closed */
+            408: {
+                headers: {
+                    /** @description Server-generated id of this request (a client-sent value is ignored) */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error408"];
+                };
+            };
+            /** @description Per-IP or per-organization limit reached (RATE_LIMIT_EXCEEDED). Refused requests do not count. The X-RateLimit-* headers accompany an organization refusal. */
+            429: {
+                headers: {
+                    /** @description IETF httpapi rate-limit draft, structured-field form: `"org";r=<remaining>;t=<seconds>` (organization refusals) */
+                    RateLimit?: string;
+                    /** @description IETF httpapi rate-limit draft: `"org";q=<limit>;w=<window seconds>` (organization refusals) */
+                    "RateLimit-Policy"?: string;
+                    /** @description Whole seconds (≥ 1) until a request would be accepted */
+                    "Retry-After": number;
+                    /** @description The organization's budget per window (ORG_RATE_LIMIT) (organization refusals) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window, this one counted (organization refusals) */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window has room again (0 when it has room now) (organization refusals) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Server-generated id of this request (a client-sent value is ignored) */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
+            /** @description Server-side failure (INTERNAL_ERROR); the message carries no internals, and a failed POST writes nothing */
+            500: {
+                headers: {
+                    /** @description Server-generated id of this request (a client-sent value is ignored) */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database cannot serve right now and nothing was written; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Whole seconds (≥ 1) before retrying */
+                    "Retry-After": number;
+                    /** @description Server-generated id of this request (a client-sent value is ignored) */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error503"];
+                };
+            };
         };
     };
     syncContacts: {
@@ -840,7 +979,7 @@ export interface operations {
                 dryRun?: boolean;
             };
             header?: {
-                /** @description Optional, 1–128 characters of `A-Z a-z 0-9 . _ : -` (anything else, empty or repeated: 400 INVALID_REQUEST, checked after the key and the limits, before the body). Echoed in the response; the stored answer is found with GET /api/v2/requests?clientRequestId=. Not an idempotency key: give each attempt its own id. */
+                /** @description Optional id of this attempt (1–128 of `A-Z a-z 0-9 . _ : -`), echoed in the response; its stored answer is found with GET /api/v2/requests?clientRequestId=<id> for 24 hours. Not an idempotency key: give each attempt its own. */
                 "X-Client-Request-Id"?: string;
             };
             path?: never;
@@ -855,39 +994,139 @@ export interface operations {
             /** @description One result per row, in input order, and a summary */
             200: {
                 headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Client-Request-Id": components["headers"]["X-Client-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description IETF httpapi rate-limit draft, structured-field form: `"org";r=<remaining>;t=<seconds>` */
+                    RateLimit: string;
+                    /** @description IETF httpapi rate-limit draft: `"org";q=<limit>;w=<window seconds>` */
+                    "RateLimit-Policy": string;
+                    /** @description The X-Client-Request-Id the request sent, echoed */
+                    "X-Client-Request-Id"?: string;
+                    /** @description The organization's budget per window (ORG_RATE_LIMIT) */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window, this one counted */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window has room again (0 when it has room now) */
+                    "X-RateLimit-Reset": number;
+                    /** @description Server-generated id of this request (a client-sent value is ignored) */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["BatchResponse"];
                 };
             };
-            /** @description INVALID_REQUEST (Wrong Content-Type, malformed or empty JSON, non-UTF-8 body, unsupported Content-Encoding, or wrong shape (the message names the path, e.g. `contacts[3].listIds must be an array of strings`); `contacts` missing, not an array or empty) or BATCH_LIMIT_EXCEEDED (more than 50 entries) */
+            /** @description INVALID_REQUEST (Wrong Content-Type, malformed or empty JSON, non-UTF-8 body, unsupported Content-Encoding, an invalid X-Client-Request-Id, or wrong shape (the message names the path, e.g. `contacts[3].listIds must be an array of strings`); `contacts` missing, not an array or empty) or BATCH_LIMIT_EXCEEDED (more than 50 entries) */
             400: {
                 headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Client-Request-Id": components["headers"]["X-Client-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description IETF httpapi rate-limit draft, structured-field form: `"org";r=<remaining>;t=<seconds>` */
+                    RateLimit: string;
+                    /** @description IETF httpapi rate-limit draft: `"org";q=<limit>;w=<window seconds>` */
+                    "RateLimit-Policy": string;
+                    /** @description The organization's budget per window (ORG_RATE_LIMIT) */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window, this one counted */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window has room again (0 when it has room now) */
+                    "X-RateLimit-Reset": number;
+                    /** @description Server-generated id of this request (a client-sent value is ignored) */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error400"];
                 };
             };
-            401: components["responses"]["Unauthorized"];
-            413: components["responses"]["PayloadTooLarge"];
-            429: components["responses"]["TooManyRequests"];
-            500: components["responses"]["InternalError"];
+            /** @description Missing, unknown, expired or revoked API key, or two different keys (INVALID_API_KEY; one message for all) */
+            401: {
+                headers: {
+                    /** @description Always `Bearer` */
+                    "WWW-Authenticate": "Bearer";
+                    /** @description Server-generated id of this request (a client-sent value is ignored) */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description REQUEST_TIMEOUT: headers or body not received within the configured time; the connection is closed */
+            408: {
+                headers: {
+                    /** @description Server-generated id of this request (a client-sent value is ignored) */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error408"];
+                };
+            };
+            /** @description More than 1,048,576 bytes of decoded body (PAYLOAD_TOO_LARGE); a Content-Length over the limit is refused unread */
+            413: {
+                headers: {
+                    /** @description IETF httpapi rate-limit draft, structured-field form: `"org";r=<remaining>;t=<seconds>` */
+                    RateLimit: string;
+                    /** @description IETF httpapi rate-limit draft: `"org";q=<limit>;w=<window seconds>` */
+                    "RateLimit-Policy": string;
+                    /** @description The organization's budget per window (ORG_RATE_LIMIT) */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window, this one counted */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window has room again (0 when it has room now) */
+                    "X-RateLimit-Reset": number;
+                    /** @description Server-generated id of this request (a client-sent value is ignored) */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error413"];
+                };
+            };
+            /** @description Per-IP or per-organization limit reached (RATE_LIMIT_EXCEEDED). Refused requests do not count. The X-RateLimit-* headers accompany an organization refusal. */
+            429: {
+                headers: {
+                    /** @description IETF httpapi rate-limit draft, structured-field form: `"org";r=<remaining>;t=<seconds>` (organization refusals) */
+                    RateLimit?: string;
+                    /** @description IETF httpapi rate-limit draft: `"org";q=<limit>;w=<window seconds>` (organization refusals) */
+                    "RateLimit-Policy"?: string;
+                    /** @description Whole seconds (≥ 1) until a request would be accepted */
+                    "Retry-After": number;
+                    /** @description The organization's budget per window (ORG_RATE_LIMIT) (organization refusals) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window, this one counted (organization refusals) */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window has room again (0 when it has room now) (organization refusals) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Server-generated id of this request (a client-sent value is ignored) */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
+            /** @description Server-side failure (INTERNAL_ERROR); the message carries no internals, and a failed POST writes nothing */
+            500: {
+                headers: {
+                    /** @description Server-generated id of this request (a client-sent value is ignored) */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database cannot serve right now and nothing was written; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Whole seconds (≥ 1) before retrying */
+                    "Retry-After": number;
+                    /** @description Server-generated id of this request (a client-sent value is ignored) */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error503"];
+                };
+            };
         };
     };
     listFields: {
@@ -902,21 +1141,95 @@ export interface operations {
             /** @description The fields */
             200: {
                 headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description IETF httpapi rate-limit draft, structured-field form: `"org";r=<remaining>;t=<seconds>` */
+                    RateLimit: string;
+                    /** @description IETF httpapi rate-limit draft: `"org";q=<limit>;w=<window seconds>` */
+                    "RateLimit-Policy": string;
+                    /** @description The organization's budget per window (ORG_RATE_LIMIT) */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window, this one counted */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window has room again (0 when it has room now) */
+                    "X-RateLimit-Reset": number;
+                    /** @description Server-generated id of this request (a client-sent value is ignored) */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["FieldsResponse"];
                 };
             };
-            401: components["responses"]["Unauthorized"];
-            429: components["responses"]["TooManyRequests"];
-            500: components["responses"]["InternalError"];
+            /** @description Missing, unknown, expired or revoked API key, or two different keys (INVALID_API_KEY; one message for all) */
+            401: {
+                headers: {
+                    /** @description Always `Bearer` */
+                    "WWW-Authenticate": "Bearer";
+                    /** @description Server-generated id of this request (a client-sent value is ignored) */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description REQUEST_TIMEOUT: headers or body not received within the configured time; the connection is closed */
+            408: {
+                headers: {
+                    /** @description Server-generated id of this request (a client-sent value is ignored) */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error408"];
+                };
+            };
+            /** @description Per-IP or per-organization limit reached (RATE_LIMIT_EXCEEDED). Refused requests do not count. The X-RateLimit-* headers accompany an organization refusal. */
+            429: {
+                headers: {
+                    /** @description IETF httpapi rate-limit draft, structured-field form: `"org";r=<remaining>;t=<seconds>` (organization refusals) */
+                    RateLimit?: string;
+                    /** @description IETF httpapi rate-limit draft: `"org";q=<limit>;w=<window seconds>` (organization refusals) */
+                    "RateLimit-Policy"?: string;
+                    /** @description Whole seconds (≥ 1) until a request would be accepted */
+                    "Retry-After": number;
+                    /** @description The organization's budget per window (ORG_RATE_LIMIT) (organization refusals) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window, this one counted (organization refusals) */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window has room again (0 when it has room now) (organization refusals) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Server-generated id of this request (a client-sent value is ignored) */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
+            /** @description Server-side failure (INTERNAL_ERROR); the message carries no internals, and a failed POST writes nothing */
+            500: {
+                headers: {
+                    /** @description Server-generated id of this request (a client-sent value is ignored) */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database cannot serve right now and nothing was written; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Whole seconds (≥ 1) before retrying */
+                    "Retry-After": number;
+                    /** @description Server-generated id of this request (a client-sent value is ignored) */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error503"];
+                };
+            };
         };
     };
     listLists: {
@@ -931,26 +1244,101 @@ export interface operations {
             /** @description The lists */
             200: {
                 headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description IETF httpapi rate-limit draft, structured-field form: `"org";r=<remaining>;t=<seconds>` */
+                    RateLimit: string;
+                    /** @description IETF httpapi rate-limit draft: `"org";q=<limit>;w=<window seconds>` */
+                    "RateLimit-Policy": string;
+                    /** @description The organization's budget per window (ORG_RATE_LIMIT) */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window, this one counted */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window has room again (0 when it has room now) */
+                    "X-RateLimit-Reset": number;
+                    /** @description Server-generated id of this request (a client-sent value is ignored) */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ListsResponse"];
                 };
             };
-            401: components["responses"]["Unauthorized"];
-            429: components["responses"]["TooManyRequests"];
-            500: components["responses"]["InternalError"];
+            /** @description Missing, unknown, expired or revoked API key, or two different keys (INVALID_API_KEY; one message for all) */
+            401: {
+                headers: {
+                    /** @description Always `Bearer` */
+                    "WWW-Authenticate": "Bearer";
+                    /** @description Server-generated id of this request (a client-sent value is ignored) */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description REQUEST_TIMEOUT: headers or body not received within the configured time; the connection is closed */
+            408: {
+                headers: {
+                    /** @description Server-generated id of this request (a client-sent value is ignored) */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error408"];
+                };
+            };
+            /** @description Per-IP or per-organization limit reached (RATE_LIMIT_EXCEEDED). Refused requests do not count. The X-RateLimit-* headers accompany an organization refusal. */
+            429: {
+                headers: {
+                    /** @description IETF httpapi rate-limit draft, structured-field form: `"org";r=<remaining>;t=<seconds>` (organization refusals) */
+                    RateLimit?: string;
+                    /** @description IETF httpapi rate-limit draft: `"org";q=<limit>;w=<window seconds>` (organization refusals) */
+                    "RateLimit-Policy"?: string;
+                    /** @description Whole seconds (≥ 1) until a request would be accepted */
+                    "Retry-After": number;
+                    /** @description The organization's budget per window (ORG_RATE_LIMIT) (organization refusals) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window, this one counted (organization refusals) */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window has room again (0 when it has room now) (organization refusals) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Server-generated id of this request (a client-sent value is ignored) */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
+            /** @description Server-side failure (INTERNAL_ERROR); the message carries no internals, and a failed POST writes nothing */
+            500: {
+                headers: {
+                    /** @description Server-generated id of this request (a client-sent value is ignored) */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database cannot serve right now and nothing was written; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Whole seconds (≥ 1) before retrying */
+                    "Retry-After": number;
+                    /** @description Server-generated id of this request (a client-sent value is ignored) */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error503"];
+                };
+            };
         };
     };
-    findRequestByClientId: {
+    findStoredResponseByClientRequestId: {
         parameters: {
             query: {
+                /** @description The X-Client-Request-Id a POST sent */
                 clientRequestId: string;
             };
             header?: never;
@@ -959,54 +1347,140 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The most recent stored answer under this client request id */
+            /** @description The original answer */
             200: {
                 headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description IETF httpapi rate-limit draft, structured-field form: `"org";r=<remaining>;t=<seconds>` */
+                    RateLimit: string;
+                    /** @description IETF httpapi rate-limit draft: `"org";q=<limit>;w=<window seconds>` */
+                    "RateLimit-Policy": string;
+                    /** @description The organization's budget per window (ORG_RATE_LIMIT) */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window, this one counted */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window has room again (0 when it has room now) */
+                    "X-RateLimit-Reset": number;
+                    /** @description Server-generated id of this request (a client-sent value is ignored) */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["StoredResponse"];
                 };
             };
-            /** @description clientRequestId missing, repeated or invalid (INVALID_REQUEST) */
+            /** @description The query parameter missing or invalid (INVALID_REQUEST) */
             400: {
                 headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description IETF httpapi rate-limit draft, structured-field form: `"org";r=<remaining>;t=<seconds>` */
+                    RateLimit: string;
+                    /** @description IETF httpapi rate-limit draft: `"org";q=<limit>;w=<window seconds>` */
+                    "RateLimit-Policy": string;
+                    /** @description The organization's budget per window (ORG_RATE_LIMIT) */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window, this one counted */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window has room again (0 when it has room now) */
+                    "X-RateLimit-Reset": number;
+                    /** @description Server-generated id of this request (a client-sent value is ignored) */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error400"];
                 };
             };
-            401: components["responses"]["Unauthorized"];
-            /** @description REQUEST_NOT_FOUND: none, expired, or another organization’s */
+            /** @description Missing, unknown, expired or revoked API key, or two different keys (INVALID_API_KEY; one message for all) */
+            401: {
+                headers: {
+                    /** @description Always `Bearer` */
+                    "WWW-Authenticate": "Bearer";
+                    /** @description Server-generated id of this request (a client-sent value is ignored) */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description REQUEST_NOT_FOUND: no stored answer under this id in this organization, or expired */
             404: {
                 headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description IETF httpapi rate-limit draft, structured-field form: `"org";r=<remaining>;t=<seconds>` */
+                    RateLimit: string;
+                    /** @description IETF httpapi rate-limit draft: `"org";q=<limit>;w=<window seconds>` */
+                    "RateLimit-Policy": string;
+                    /** @description The organization's budget per window (ORG_RATE_LIMIT) */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window, this one counted */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window has room again (0 when it has room now) */
+                    "X-RateLimit-Reset": number;
+                    /** @description Server-generated id of this request (a client-sent value is ignored) */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error404"];
                 };
             };
-            429: components["responses"]["TooManyRequests"];
-            500: components["responses"]["InternalError"];
+            /** @description REQUEST_TIMEOUT: headers or body not received within the configured time; the connection is closed */
+            408: {
+                headers: {
+                    /** @description Server-generated id of this request (a client-sent value is ignored) */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error408"];
+                };
+            };
+            /** @description Per-IP or per-organization limit reached (RATE_LIMIT_EXCEEDED). Refused requests do not count. The X-RateLimit-* headers accompany an organization refusal. */
+            429: {
+                headers: {
+                    /** @description IETF httpapi rate-limit draft, structured-field form: `"org";r=<remaining>;t=<seconds>` (organization refusals) */
+                    RateLimit?: string;
+                    /** @description IETF httpapi rate-limit draft: `"org";q=<limit>;w=<window seconds>` (organization refusals) */
+                    "RateLimit-Policy"?: string;
+                    /** @description Whole seconds (≥ 1) until a request would be accepted */
+                    "Retry-After": number;
+                    /** @description The organization's budget per window (ORG_RATE_LIMIT) (organization refusals) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window, this one counted (organization refusals) */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window has room again (0 when it has room now) (organization refusals) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Server-generated id of this request (a client-sent value is ignored) */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
+            /** @description Server-side failure (INTERNAL_ERROR); the message carries no internals, and a failed POST writes nothing */
+            500: {
+                headers: {
+                    /** @description Server-generated id of this request (a client-sent value is ignored) */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database cannot serve right now and nothing was written; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Whole seconds (≥ 1) before retrying */
+                    "Retry-After": number;
+                    /** @description Server-generated id of this request (a client-sent value is ignored) */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error503"];
+                };
+            };
         };
     };
     getStoredResponse: {
@@ -1014,6 +1488,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The X-Request-Id of the POST */
                 request_id: string;
             };
             cookie?: never;
@@ -1023,12 +1498,18 @@ export interface operations {
             /** @description The original answer */
             200: {
                 headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description IETF httpapi rate-limit draft, structured-field form: `"org";r=<remaining>;t=<seconds>` */
+                    RateLimit: string;
+                    /** @description IETF httpapi rate-limit draft: `"org";q=<limit>;w=<window seconds>` */
+                    "RateLimit-Policy": string;
+                    /** @description The organization's budget per window (ORG_RATE_LIMIT) */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window, this one counted */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window has room again (0 when it has room now) */
+                    "X-RateLimit-Reset": number;
+                    /** @description Server-generated id of this request (a client-sent value is ignored) */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1038,36 +1519,171 @@ export interface operations {
             /** @description Broken percent-encoding in the path (INVALID_REQUEST), checked after the key and the limits */
             400: {
                 headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description IETF httpapi rate-limit draft, structured-field form: `"org";r=<remaining>;t=<seconds>` */
+                    RateLimit: string;
+                    /** @description IETF httpapi rate-limit draft: `"org";q=<limit>;w=<window seconds>` */
+                    "RateLimit-Policy": string;
+                    /** @description The organization's budget per window (ORG_RATE_LIMIT) */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window, this one counted */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window has room again (0 when it has room now) */
+                    "X-RateLimit-Reset": number;
+                    /** @description Server-generated id of this request (a client-sent value is ignored) */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error400"];
                 };
             };
-            401: components["responses"]["Unauthorized"];
+            /** @description Missing, unknown, expired or revoked API key, or two different keys (INVALID_API_KEY; one message for all) */
+            401: {
+                headers: {
+                    /** @description Always `Bearer` */
+                    "WWW-Authenticate": "Bearer";
+                    /** @description Server-generated id of this request (a client-sent value is ignored) */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error401"];
+                };
+            };
             /** @description REQUEST_NOT_FOUND: unknown, expired or another organization’s id */
             404: {
                 headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description IETF httpapi rate-limit draft, structured-field form: `"org";r=<remaining>;t=<seconds>` */
+                    RateLimit: string;
+                    /** @description IETF httpapi rate-limit draft: `"org";q=<limit>;w=<window seconds>` */
+                    "RateLimit-Policy": string;
+                    /** @description The organization's budget per window (ORG_RATE_LIMIT) */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window, this one counted */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window has room again (0 when it has room now) */
+                    "X-RateLimit-Reset": number;
+                    /** @description Server-generated id of this request (a client-sent value is ignored) */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error404"];
                 };
             };
-            429: components["responses"]["TooManyRequests"];
-            500: components["responses"]["InternalError"];
+            /** @description REQUEST_TIMEOUT: headers or body not received within the configured time; the connection is closed */
+            408: {
+                headers: {
+                    /** @description Server-generated id of this request (a client-sent value is ignored) */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error408"];
+                };
+            };
+            /** @description Per-IP or per-organization limit reached (RATE_LIMIT_EXCEEDED). Refused requests do not count. The X-RateLimit-* headers accompany an organization refusal. */
+            429: {
+                headers: {
+                    /** @description IETF httpapi rate-limit draft, structured-field form: `"org";r=<remaining>;t=<seconds>` (organization refusals) */
+                    RateLimit?: string;
+                    /** @description IETF httpapi rate-limit draft: `"org";q=<limit>;w=<window seconds>` (organization refusals) */
+                    "RateLimit-Policy"?: string;
+                    /** @description Whole seconds (≥ 1) until a request would be accepted */
+                    "Retry-After": number;
+                    /** @description The organization's budget per window (ORG_RATE_LIMIT) (organization refusals) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window, this one counted (organization refusals) */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window has room again (0 when it has room now) (organization refusals) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Server-generated id of this request (a client-sent value is ignored) */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
+            /** @description Server-side failure (INTERNAL_ERROR); the message carries no internals, and a failed POST writes nothing */
+            500: {
+                headers: {
+                    /** @description Server-generated id of this request (a client-sent value is ignored) */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database cannot serve right now and nothing was written; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Whole seconds (≥ 1) before retrying */
+                    "Retry-After": number;
+                    /** @description Server-generated id of this request (a client-sent value is ignored) */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error503"];
+                };
+            };
+        };
+    };
+    HealthController_live: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Up */
+            200: {
+                headers: {
+                    /** @description Server-generated id of this request (a client-sent value is ignored) */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Health"];
+                };
+            };
+        };
+    };
+    HealthController_ready: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Up */
+            200: {
+                headers: {
+                    /** @description Server-generated id of this request (a client-sent value is ignored) */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Health"];
+                };
+            };
+            /** @description The database does not answer */
+            503: {
+                headers: {
+                    /** @description Server-generated id of this request (a client-sent value is ignored) */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Health"];
+                };
+            };
         };
     };
 }
