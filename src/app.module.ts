@@ -31,7 +31,7 @@ export class AppModule {
       global: true,
       imports: [
         LoggerModule.forRoot(loggerParams(config)),
-        DatabaseModule.forRoot(config.DATABASE_URL),
+        DatabaseModule.forRoot(config),
         MetricsModule,
         AuthModule,
         HealthModule,

@@ -6,11 +6,11 @@ import { Public } from '../common/public.decorator';
 import { requestIdOf } from '../common/request-id';
 import { DomainError } from '../errors/domain-error';
 import { RequestErrorCode } from '../errors/error-codes';
-import { StoredResponsesRepository, type Answer } from '../requests/stored-responses.repository';
+import type { Answer } from '../requests/stored-responses.repository';
 import { type ContactInput, parseBatchBody, parseDryRun, parseSingleContactBody } from './contact-input.shape';
 import { type ContactResult, renderBatchResponse, renderContact, renderSingleResponse } from './contact-results';
-import { ContactsPipelineService } from './contacts-pipeline.service';
 import { ContactsRepository } from './contacts.repository';
+import { ContactsService } from './contacts.service';
 import { isValidEmail, normalizeEmail } from './email';
 
 const contactNotFound = () =>
@@ -19,9 +19,8 @@ const contactNotFound = () =>
 @Controller('api/v2/contacts')
 export class ContactsController {
   constructor(
-    private readonly pipeline: ContactsPipelineService,
+    private readonly service: ContactsService,
     private readonly contacts: ContactsRepository,
-    private readonly storedResponses: StoredResponsesRepository,
   ) {}
 
   @Post()
@@ -50,10 +49,7 @@ export class ContactsController {
     );
   }
 
-  /**
-   * Both POST endpoints: run the one pipeline, render the answer once and, on a real run, store it
-   * in the transaction of the writes it reports (GET /requests/{request_id}).
-   */
+  /** Shape in, answer out: the pipeline, the rendering and the stored answer live in ContactsService. */
   private async answer(
     caller: CallerIdentity,
     req: Request,
@@ -62,16 +58,7 @@ export class ContactsController {
     inputs: ContactInput[],
     render: (requestId: string, results: ContactResult[]) => Answer,
   ): Promise<unknown> {
-    const requestId = requestIdOf(req);
-    let stored: Answer | undefined;
-    const results = await this.pipeline.process(caller.organizationId, inputs, {
-      dryRun,
-      inTransaction: async (tx, rows) => {
-        stored = render(requestId, rows);
-        await this.storedResponses.store(tx, caller.organizationId, requestId, stored);
-      },
-    });
-    const { status, body } = stored ?? render(requestId, results);
+    const { status, body } = await this.service.submit(caller.organizationId, requestIdOf(req), dryRun, inputs, render);
     res.status(status);
     return body;
   }

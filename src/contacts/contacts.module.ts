@@ -2,10 +2,11 @@ import { Module } from '@nestjs/common';
 import { ContactsPipelineService } from './contacts-pipeline.service';
 import { ContactsController } from './contacts.controller';
 import { ContactsRepository } from './contacts.repository';
+import { ContactsService } from './contacts.service';
 
 @Module({
   controllers: [ContactsController],
-  providers: [ContactsRepository, ContactsPipelineService],
+  providers: [ContactsRepository, ContactsPipelineService, ContactsService],
   exports: [ContactsPipelineService],
 })
 export class ContactsModule {}

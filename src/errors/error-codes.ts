@@ -9,6 +9,7 @@ export enum RequestErrorCode {
   PAYLOAD_TOO_LARGE = 'PAYLOAD_TOO_LARGE',
   RATE_LIMIT_EXCEEDED = 'RATE_LIMIT_EXCEEDED',
   INTERNAL_ERROR = 'INTERNAL_ERROR',
+  SERVICE_UNAVAILABLE = 'SERVICE_UNAVAILABLE',
 }
 
 function assertUnreachable(value: never): never {
@@ -33,6 +34,8 @@ export function httpStatusOf(code: RequestErrorCode): number {
       return 429;
     case RequestErrorCode.INTERNAL_ERROR:
       return 500;
+    case RequestErrorCode.SERVICE_UNAVAILABLE:
+      return 503;
     default:
       return assertUnreachable(code);
   }

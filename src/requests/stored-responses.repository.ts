@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { type DatabaseClient, PrismaService } from '../database/prisma.service';
+import { Database, type SqlClient } from '../database/database';
+import { SqlParams } from '../database/sql-params';
 
 /** How long an answer can be read back (contract section 11, "Lost responses"). */
 export const STORED_RESPONSE_TTL_HOURS = 24;
@@ -18,37 +19,48 @@ export interface StoredAnswer extends Answer {
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
- * The body travels as its JSON text (what Express sends), not as a Prisma Json value: answers can
- * echo input holding U+0000 or lone surrogates, which Prisma's query protocol refuses in a Json
- * value but which JSON.stringify escapes into plain ASCII. Ages use the database clock, shared by
- * every instance.
+ * The INSERT of one stored answer, with its values bound in `p`: used alone by `store` and as a
+ * CTE of the contacts write statement (one round trip for the contacts and their answer). The body
+ * travels as its JSON text (what Express sends): answers can echo input holding U+0000 or lone
+ * surrogates, which JSON.stringify escapes into plain ASCII.
  */
+export function storedResponseInsert(p: SqlParams, organizationId: string, requestId: string, answer: Answer): string {
+  return `INSERT INTO stored_responses (request_id, organization_id, status, body)
+      VALUES (${p.add(requestId)}, ${p.add(organizationId)}, ${p.add(answer.status)}::int, ${p.add(JSON.stringify(answer.body))}::json)`;
+}
+
+/** Stored answers, on the pg pool directly (database.ts). Ages use the database clock, shared by every instance. */
 @Injectable()
 export class StoredResponsesRepository {
-  constructor(private readonly prisma: PrismaService) {}
+  constructor(private readonly database: Database) {}
 
   /** Called with the contacts pipeline's transaction, so the answer exists exactly when its writes do. */
-  async store(tx: DatabaseClient, organizationId: string, requestId: string, answer: Answer): Promise<void> {
-    await tx.$executeRaw`
-      INSERT INTO stored_responses (request_id, organization_id, status, body)
-      VALUES (${requestId}, ${organizationId}, ${answer.status}, ${JSON.stringify(answer.body)}::json)`;
+  async store(tx: SqlClient, organizationId: string, requestId: string, answer: Answer): Promise<void> {
+    const p = new SqlParams();
+    await tx.query(storedResponseInsert(p, organizationId, requestId, answer), p.values);
   }
 
   /** The answer, if this organization's request stored one less than 24 hours ago (expired rows may await the sweep). */
   async find(organizationId: string, requestId: string): Promise<StoredAnswer | null> {
     if (!UUID.test(requestId)) return null;
-    const rows = await this.prisma.$queryRaw<Array<{ request_id: string; status: number; body: string }>>`
-      SELECT request_id, status, body::text AS body FROM stored_responses
-      WHERE request_id = ${requestId.toLowerCase()} AND organization_id = ${organizationId}
-        AND created_at > now() - make_interval(hours => ${STORED_RESPONSE_TTL_HOURS})`;
+    const rows = await this.database.query<{ request_id: string; status: number; body: string }>(
+      `SELECT request_id, status, body::text AS body FROM stored_responses
+       WHERE request_id = $1 AND organization_id = $2
+         AND created_at > now() - make_interval(hours => $3)`,
+      [requestId.toLowerCase(), organizationId, STORED_RESPONSE_TTL_HOURS],
+    );
     if (rows.length === 0) return null;
     const [row] = rows;
     return { request_id: row.request_id, status: row.status, body: JSON.parse(row.body) as Record<string, unknown> };
   }
 
   /** Deletes the answers past their 24 hours; returns how many. */
-  deleteExpired(): Promise<number> {
-    return this.prisma.$executeRaw`
-      DELETE FROM stored_responses WHERE created_at <= now() - make_interval(hours => ${STORED_RESPONSE_TTL_HOURS})`;
+  async deleteExpired(): Promise<number> {
+    const rows = await this.database.query<{ deleted: number }>(
+      `WITH gone AS (DELETE FROM stored_responses WHERE created_at <= now() - make_interval(hours => $1) RETURNING 1)
+       SELECT count(*)::int AS deleted FROM gone`,
+      [STORED_RESPONSE_TTL_HOURS],
+    );
+    return rows[0].deleted;
   }
 }

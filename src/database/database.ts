@@ -1,0 +1,128 @@
+import { Inject, Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
+import { Pool, type PoolClient, type QueryResultRow } from 'pg';
+import { classifyDatabaseError, isConnectionLost, serviceUnavailable } from './database-errors';
+
+export const DATABASE_OPTIONS = Symbol('DATABASE_OPTIONS');
+
+export interface DatabaseOptions {
+  url: string;
+  poolSize: number;
+  connectTimeoutMs: number;
+  statementTimeoutMs: number;
+  idleInTransactionTimeoutMs: number;
+}
+
+/** What a repository needs to run SQL: the pool or the client of an open transaction. */
+export interface SqlClient {
+  query<R extends QueryResultRow = QueryResultRow>(text: string, values?: unknown[]): Promise<{ rows: R[] }>;
+}
+
+export function createPool(options: DatabaseOptions): Pool {
+  return new Pool({
+    connectionString: options.url,
+    max: options.poolSize,
+    connectionTimeoutMillis: options.connectTimeoutMs,
+    // Server-side limits, sent as start-up parameters (no extra round trip per connection).
+    statement_timeout: options.statementTimeoutMs,
+    idle_in_transaction_session_timeout: options.idleInTransactionTimeoutMs,
+    // Client-side bound for a server that stopped answering without closing the socket.
+    query_timeout: options.statementTimeoutMs + 2_000,
+    keepAlive: true,
+  });
+}
+
+/**
+ * The one path of the request-time SQL, on the pg Pool that Prisma's adapter also uses (one pool,
+ * one connection budget). Faults are handled here once: a checked-out client always has an
+ * 'error' listener (a backend terminated while the client waits in a transaction would otherwise
+ * crash the process); a client whose connection died is destroyed (`release(err)`), never returned
+ * or lost; failures are classified once (503 before COMMIT, unknown outcome during it).
+ */
+@Injectable()
+export class Database implements OnModuleDestroy {
+  readonly pool: Pool;
+  private readonly logger = new Logger('Database');
+
+  constructor(@Inject(DATABASE_OPTIONS) readonly options: DatabaseOptions) {
+    this.pool = createPool(options);
+    // An idle connection dropped by the server (restart, failover): the pool replaces it.
+    this.pool.on('error', (error) => this.logger.warn(`Idle database connection lost: ${error.message}`));
+  }
+
+  /** One statement outside a transaction. */
+  async query<R extends QueryResultRow = QueryResultRow>(text: string, values?: unknown[]): Promise<R[]> {
+    return this.withClient(async (client) => (await client.query<R>(text, values)).rows, false);
+  }
+
+  /** BEGIN, `work`, COMMIT on one client; ROLLBACK (or the client's destruction) on any failure. */
+  async transaction<T>(work: (tx: SqlClient) => Promise<T>): Promise<T> {
+    return this.withClient(async (client, state) => {
+      await client.query('BEGIN');
+      let committed = false;
+      try {
+        const result = await work(client);
+        state.commitInFlight = true;
+        await client.query('COMMIT');
+        committed = true;
+        return result;
+      } finally {
+        if (!committed && !state.commitInFlight && !state.lost) {
+          // A failed ROLLBACK means the connection is gone: the client is destroyed below.
+          await client.query('ROLLBACK').catch((error: unknown) => {
+            state.lost = error;
+          });
+        }
+      }
+    }, true);
+  }
+
+  private async withClient<T>(
+    work: (client: PoolClient, state: { commitInFlight: boolean; lost: unknown }) => Promise<T>,
+    inTransaction: boolean,
+  ): Promise<T> {
+    let client: PoolClient;
+    try {
+      client = await this.pool.connect();
+    } catch (error) {
+      // Refused, unreachable or no pool connection within DB_CONNECT_TIMEOUT_MS: nothing was sent.
+      throw serviceUnavailable(error);
+    }
+    const state: { commitInFlight: boolean; lost: unknown } = { commitInFlight: false, lost: undefined };
+    const onError = (error: Error) => {
+      state.lost = error;
+    };
+    client.on('error', onError);
+    try {
+      return await work(client, state);
+    } catch (error) {
+      if (isConnectionLost(error)) state.lost ??= error;
+      if (inTransaction && state.commitInFlight) {
+        this.logger.error(`Database failed while COMMIT was in flight (outcome unknown): ${(error as Error).message}`);
+      }
+      throw classifyDatabaseError(error, state.commitInFlight);
+    } finally {
+      client.off('error', onError);
+      const lost = state.lost;
+      client.release(lost instanceof Error ? lost : lost ? new Error(String(lost)) : undefined);
+    }
+  }
+
+  /** A bounded "can the database serve?" check, for /health/ready. */
+  async ping(timeoutMs: number): Promise<boolean> {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<false>((resolve) => {
+      timer = setTimeout(() => resolve(false), timeoutMs);
+    });
+    try {
+      return await Promise.race([this.query('SELECT 1').then(() => true), timeout]);
+    } catch {
+      return false;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    if (!this.pool.ended) await this.pool.end();
+  }
+}
