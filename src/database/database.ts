@@ -103,7 +103,8 @@ export class Database implements OnModuleDestroy {
     } finally {
       client.off('error', onError);
       const lost = state.lost;
-      client.release(lost instanceof Error ? lost : lost ? new Error(String(lost)) : undefined);
+      // release(err) destroys the client: a dead connection never goes back to the pool.
+      client.release(lost === undefined ? undefined : lost instanceof Error ? lost : new Error('Database connection lost'));
     }
   }
 
