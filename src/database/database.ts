@@ -4,6 +4,9 @@ import { classifyDatabaseError, isConnectionLost, serviceUnavailable } from './d
 
 export const DATABASE_OPTIONS = Symbol('DATABASE_OPTIONS');
 
+/** One round trip (simple protocol, no parameters): opens the transaction and assigns its id. */
+const BEGIN_WITH_XID = 'BEGIN; SELECT pg_current_xact_id()::text AS xid';
+
 export interface DatabaseOptions {
   url: string;
   poolSize: number;
@@ -54,15 +57,31 @@ export class Database implements OnModuleDestroy {
     return this.withClient(async (client) => (await client.query<R>(text, values)).rows, false);
   }
 
-  /** BEGIN, `work`, COMMIT on one client; ROLLBACK (or the client's destruction) on any failure. */
+  /**
+   * BEGIN, `work`, COMMIT on one client; ROLLBACK (or the client's destruction) on any failure.
+   * BEGIN also fetches the transaction id (same round trip), so that when COMMIT fails its outcome
+   * is asked of the database (pg_xact_status) instead of guessed: committed → the result stands;
+   * aborted → 503; unknowable (database unreachable) → the error stays (500, outcome unknown).
+   */
   async transaction<T>(work: (tx: SqlClient) => Promise<T>): Promise<T> {
     return this.withClient(async (client, state) => {
-      await client.query('BEGIN');
+      const begun = (await client.query(BEGIN_WITH_XID)) as unknown as Array<{ rows: Array<{ xid: string }> }>;
+      const xid = begun[1].rows[0].xid;
       let committed = false;
       try {
         const result = await work(client);
+        // The connection died after the last statement: COMMIT cannot be sent, nothing was committed.
+        if (state.lost) throw state.lost;
         state.commitInFlight = true;
-        await client.query('COMMIT');
+        try {
+          await client.query('COMMIT');
+        } catch (error) {
+          state.lost ??= error;
+          const outcome = await this.outcomeOf(xid);
+          if (outcome === 'committed') return result;
+          if (outcome === 'aborted') state.commitInFlight = false; // known: nothing was written (503)
+          throw error;
+        }
         committed = true;
         return result;
       } finally {
@@ -74,6 +93,22 @@ export class Database implements OnModuleDestroy {
         }
       }
     }, true);
+  }
+
+  /** What became of a transaction whose COMMIT failed, asked on another connection (bounded). */
+  private async outcomeOf(xid: string): Promise<'committed' | 'aborted' | 'unknown'> {
+    for (let attempt = 0; attempt < 5; attempt++) {
+      try {
+        const [row] = await this.query<{ status: string | null }>('SELECT pg_xact_status($1::xid8) AS status', [xid]);
+        if (row.status === 'committed') return 'committed';
+        if (row.status === 'aborted') return 'aborted';
+        // 'in progress': the terminated backend is still rolling back.
+      } catch {
+        return 'unknown';
+      }
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    return 'unknown';
   }
 
   private async withClient<T>(
