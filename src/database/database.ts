@@ -4,6 +4,14 @@ import { classifyDatabaseError, isConnectionLost, serviceUnavailable } from './d
 
 export const DATABASE_OPTIONS = Symbol('DATABASE_OPTIONS');
 
+interface TransactionState {
+  commitInFlight: boolean;
+  /** Set when the client's connection died: the client is destroyed, never reused. */
+  lost: Error | undefined;
+}
+
+const asError = (error: unknown): Error => (error instanceof Error ? error : new Error(String(error)));
+
 /** One round trip (simple protocol, no parameters): opens the transaction and assigns its id. */
 const BEGIN_WITH_XID = 'BEGIN; SELECT pg_current_xact_id()::text AS xid';
 
@@ -76,7 +84,7 @@ export class Database implements OnModuleDestroy {
         try {
           await client.query('COMMIT');
         } catch (error) {
-          state.lost ??= error;
+          state.lost ??= asError(error);
           const outcome = await this.outcomeOf(xid);
           if (outcome === 'committed') return result;
           if (outcome === 'aborted') state.commitInFlight = false; // known: nothing was written (503)
@@ -88,7 +96,7 @@ export class Database implements OnModuleDestroy {
         if (!committed && !state.commitInFlight && !state.lost) {
           // A failed ROLLBACK means the connection is gone: the client is destroyed below.
           await client.query('ROLLBACK').catch((error: unknown) => {
-            state.lost = error;
+            state.lost = asError(error);
           });
         }
       }
@@ -112,7 +120,7 @@ export class Database implements OnModuleDestroy {
   }
 
   private async withClient<T>(
-    work: (client: PoolClient, state: { commitInFlight: boolean; lost: unknown }) => Promise<T>,
+    work: (client: PoolClient, state: TransactionState) => Promise<T>,
     inTransaction: boolean,
   ): Promise<T> {
     let client: PoolClient;
@@ -122,7 +130,7 @@ export class Database implements OnModuleDestroy {
       // Refused, unreachable or no pool connection within DB_CONNECT_TIMEOUT_MS: nothing was sent.
       throw serviceUnavailable(error);
     }
-    const state: { commitInFlight: boolean; lost: unknown } = { commitInFlight: false, lost: undefined };
+    const state: TransactionState = { commitInFlight: false, lost: undefined };
     const onError = (error: Error) => {
       state.lost = error;
     };
@@ -130,16 +138,15 @@ export class Database implements OnModuleDestroy {
     try {
       return await work(client, state);
     } catch (error) {
-      if (isConnectionLost(error)) state.lost ??= error;
+      if (isConnectionLost(error)) state.lost ??= asError(error);
       if (inTransaction && state.commitInFlight) {
         this.logger.error(`Database failed while COMMIT was in flight (outcome unknown): ${(error as Error).message}`);
       }
       throw classifyDatabaseError(error, state.commitInFlight);
     } finally {
       client.off('error', onError);
-      const lost = state.lost;
       // release(err) destroys the client: a dead connection never goes back to the pool.
-      client.release(lost === undefined ? undefined : lost instanceof Error ? lost : new Error('Database connection lost'));
+      client.release(state.lost);
     }
   }
 
