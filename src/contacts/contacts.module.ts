@@ -7,6 +7,6 @@ import { ContactsService } from './contacts.service';
 @Module({
   controllers: [ContactsController],
   providers: [ContactsRepository, ContactsPipelineService, ContactsService],
-  exports: [ContactsPipelineService],
+  exports: [ContactsPipelineService, ContactsRepository],
 })
 export class ContactsModule {}
