@@ -45,6 +45,8 @@ interface Scenario {
   p99: number;
   statementsPerRequest: number | null;
   transactionsPerRequest: number;
+  /** The statements that took the most database time (pg_stat_statements): text, calls, mean ms. */
+  topStatements?: Array<{ query: string; calls: number; meanMs: number }>;
   peakRssMiB: number | null;
   status5xx: number;
   statuses: Record<string, number>;
@@ -233,6 +235,7 @@ async function runHttp(
     ...percentiles(run.latencies),
     statementsPerRequest: counted.statements === null ? null : round(counted.statements / requests, 2),
     transactionsPerRequest: round(counted.transactions / requests, 2),
+    topStatements: counted.top,
     peakRssMiB: peakRss ? round(peakRss / 1024, 1) : null,
     status5xx: Object.entries(run.statuses)
       .filter(([status]) => status.startsWith('5'))
@@ -360,6 +363,7 @@ async function runRaw(url: string, stats: StatementStats, fx: Fixtures, name: st
       ...percentiles(measured.latencies),
       statementsPerRequest: counted.statements === null ? null : round(counted.statements / requests, 2),
       transactionsPerRequest: round(counted.transactions / requests, 2),
+      topStatements: counted.top,
       peakRssMiB: null,
       status5xx: 0,
       statuses: {},
@@ -448,15 +452,23 @@ class StatementStats {
     this.xacts = await this.transactions();
   }
 
-  async read(): Promise<{ statements: number | null; transactions: number }> {
+  async read(): Promise<{ statements: number | null; transactions: number; top?: Scenario['topStatements'] }> {
     const transactions = (await this.transactions()) - this.xacts;
     if (!this.hasStatements) return { statements: null, transactions };
+    const mine = `dbid = (SELECT oid FROM pg_database WHERE datname = current_database())
+         AND query NOT ILIKE '%pg_stat%' AND query NOT ILIKE '%pg_database%'`;
     const { rows } = await this.client.query<{ calls: string | null }>(
-      `SELECT sum(calls)::bigint AS calls FROM pg_stat_statements
-       WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())
-         AND query NOT ILIKE '%pg_stat%' AND query NOT ILIKE '%pg_database%'`,
+      `SELECT sum(calls)::bigint AS calls FROM pg_stat_statements WHERE ${mine}`,
     );
-    return { statements: Number(rows[0].calls ?? 0), transactions };
+    const top = await this.client.query<{ query: string; calls: string; mean: number }>(
+      `SELECT regexp_replace(left(query, 70), '\s+', ' ', 'g') AS query, calls::bigint AS calls, mean_exec_time AS mean
+       FROM pg_stat_statements WHERE ${mine} ORDER BY total_exec_time DESC LIMIT 4`,
+    );
+    return {
+      statements: Number(rows[0].calls ?? 0),
+      transactions,
+      top: top.rows.map((r) => ({ query: r.query, calls: Number(r.calls), meanMs: round(r.mean, 3) })),
+    };
   }
 
   private async transactions(): Promise<number> {

@@ -15,11 +15,12 @@ export class ApiKeyRepository {
   /** The key's organization if the key exists, has not expired and is not revoked. */
   async findActive(key: string, now: Date): Promise<CallerIdentity | undefined> {
     // On the pg pool directly: this runs before every authenticated request.
-    const [row] = await this.database.query<{ id: string; organizationId: string; expiresAt: Date | null; revokedAt: Date | null }>(
-      `SELECT id, organization_id AS "organizationId", expires_at AS "expiresAt", revoked_at AS "revokedAt"
-       FROM api_keys WHERE key_hash = $1`,
-      [hashApiKey(key)],
-    );
+    const [row] = await this.database.query<{ id: string; organizationId: string; expiresAt: Date | null; revokedAt: Date | null }>({
+      name: 'api-keys.find-by-hash',
+      text: `SELECT id, organization_id AS "organizationId", expires_at AS "expiresAt", revoked_at AS "revokedAt"
+             FROM api_keys WHERE key_hash = $1`,
+      values: [hashApiKey(key)],
+    });
     if (!row || row.revokedAt || (row.expiresAt && row.expiresAt <= now)) return undefined;
     this.touch(row.id, now);
     return { organizationId: row.organizationId, apiKeyId: row.id };

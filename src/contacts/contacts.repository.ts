@@ -69,16 +69,17 @@ export class ContactsRepository {
    * requests never wait on each other in opposite orders.
    */
   async lockEmails(tx: SqlClient, organizationId: string, emails: string[]): Promise<void> {
-    await tx.query(
-      `SELECT count(*)::int AS locked FROM (
+    await tx.query({
+      name: 'contacts.lock-emails',
+      text: `SELECT count(*)::int AS locked FROM (
         SELECT pg_advisory_xact_lock(k) FROM (
           SELECT DISTINCT hashtextextended($1 || ':' || e, 0) AS k
           FROM unnest($2::text[]) AS e
           ORDER BY k
         ) AS keys
       ) AS locks`,
-      [organizationId, emails],
-    );
+      values: [organizationId, emails],
+    });
   }
 
   /**
@@ -90,8 +91,9 @@ export class ContactsRepository {
   async readRuleContext(tx: SqlClient, organizationId: string, emails: string[], requestedListIds: string[]): Promise<RuleContext> {
     // An id PostgreSQL cannot be sent (U+0000, lone surrogate) names no list anyway.
     const listIds = requestedListIds.filter(isStorableText);
-    const { rows } = await tx.query<RuleContextRow>(
-      `SELECT
+    const { rows } = await tx.query<RuleContextRow>({
+      name: 'contacts.read-rule-context',
+      text: `SELECT
         ARRAY(SELECT l.id FROM lists l
               WHERE l.organization_id = $1 AND NOT l.archived AND l.id = ANY($3::text[])
         ) AS active_list_ids,
@@ -103,8 +105,8 @@ export class ContactsRepository {
         (SELECT COALESCE(json_agg(json_build_object('email', s.email, 'reason', s.reason)), '[]'::json)
          FROM suppressions s
          WHERE s.organization_id = $1 AND s.email = ANY($2::text[])) AS suppressions`,
-      [organizationId, emails, listIds],
-    );
+      values: [organizationId, emails, listIds],
+    });
     const [row] = rows;
     const contacts = parsedJson<ContactRow[]>(row.contacts);
     const definitions = parsedJson<CustomFieldDefinitionRow[]>(row.custom_fields).map(toCustomFieldDefinition);
@@ -119,7 +121,11 @@ export class ContactsRepository {
 
   /** One contact by normalized email, outside any transaction (GET /contacts/{email}). */
   async findByEmail(organizationId: string, email: string): Promise<StoredContact | undefined> {
-    const [row] = await this.database.query<ContactRow>(CONTACT_ROWS, [organizationId, [email]]);
+    const [row] = await this.database.query<ContactRow>({
+      name: 'contacts.find-by-email',
+      text: CONTACT_ROWS,
+      values: [organizationId, [email]],
+    });
     return row ? toStoredContact(row) : undefined;
   }
 
@@ -155,8 +161,10 @@ export class ContactsRepository {
       `${p.add(memberships.map((m) => m.newContact))}::boolean[]`,
     ];
     const storedAnswer = stored ? `, stored AS (${storedResponseInsert(p, organizationId, stored.requestId, stored.answer)})` : '';
-    const { rows } = await tx.query<{ inserted: number }>(
-      `WITH inserted AS (
+    const { rows } = await tx.query<{ inserted: number }>({
+      // The text depends only on whether the answer is stored: two prepared variants.
+      name: stored ? 'contacts.write-and-store' : 'contacts.write',
+      text: `WITH inserted AS (
         INSERT INTO contacts (id, organization_id, email, ${STANDARD_COLUMNS.join(', ')}, custom_fields, created_at, updated_at)
         SELECT r.id, ${org}, r.email, ${STANDARD_COLUMNS.map((c) => `r.${c}`).join(', ')}, r.custom_fields::jsonb, now(), now()
         FROM unnest(${createdArrays.map((a) => `${a}::text[]`).join(', ')})
@@ -179,8 +187,8 @@ export class ContactsRepository {
         ON CONFLICT DO NOTHING
       )${storedAnswer}
       SELECT (SELECT count(*)::int FROM inserted) AS inserted`,
-      p.values,
-    );
+      values: p.values,
+    });
     return rows[0].inserted;
   }
 }

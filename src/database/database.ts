@@ -23,9 +23,20 @@ export interface DatabaseOptions {
   idleInTransactionTimeoutMs: number;
 }
 
+/**
+ * A statement of the request path. With a `name` it is a prepared statement: parsed (and, once
+ * PostgreSQL settles on a generic plan, planned) once per connection instead of on every call.
+ * A name must always go with the same text.
+ */
+export interface Statement {
+  name?: string;
+  text: string;
+  values?: unknown[];
+}
+
 /** What a repository needs to run SQL: the pool or the client of an open transaction. */
 export interface SqlClient {
-  query<R extends QueryResultRow = QueryResultRow>(text: string, values?: unknown[]): Promise<{ rows: R[] }>;
+  query<R extends QueryResultRow = QueryResultRow>(statement: string | Statement, values?: unknown[]): Promise<{ rows: R[] }>;
 }
 
 export function createPool(options: DatabaseOptions): Pool {
@@ -61,8 +72,9 @@ export class Database implements OnModuleDestroy {
   }
 
   /** One statement outside a transaction. */
-  async query<R extends QueryResultRow = QueryResultRow>(text: string, values?: unknown[]): Promise<R[]> {
-    return this.withClient(async (client) => (await client.query<R>(text, values)).rows, false);
+  async query<R extends QueryResultRow = QueryResultRow>(statement: string | Statement, values?: unknown[]): Promise<R[]> {
+    const config = typeof statement === 'string' ? { text: statement, values } : statement;
+    return this.withClient(async (client) => (await client.query<R>(config)).rows, false);
   }
 
   /**
