@@ -461,7 +461,7 @@ class StatementStats {
       `SELECT sum(calls)::bigint AS calls FROM pg_stat_statements WHERE ${mine}`,
     );
     const top = await this.client.query<{ query: string; calls: string; mean: number }>(
-      `SELECT regexp_replace(left(query, 70), '\s+', ' ', 'g') AS query, calls::bigint AS calls, mean_exec_time AS mean
+      `SELECT regexp_replace(left(query, 70), '\\s+', ' ', 'g') AS query, calls::bigint AS calls, mean_exec_time AS mean
        FROM pg_stat_statements WHERE ${mine} ORDER BY total_exec_time DESC LIMIT 4`,
     );
     return {
