@@ -295,6 +295,7 @@ const schemas: Record<string, SchemaObject> = {
   Error413: requestError([RequestErrorCode.PAYLOAD_TOO_LARGE]),
   Error429: requestError([RequestErrorCode.RATE_LIMIT_EXCEEDED]),
   Error500: requestError([RequestErrorCode.INTERNAL_ERROR]),
+  Error503: requestError([RequestErrorCode.SERVICE_UNAVAILABLE]),
 };
 
 const integerHeader = (description: string, required = false): HeaderObject => ({
@@ -364,6 +365,11 @@ const responses: Record<string, ResponseObject> = {
     headers: responseHeaders(false),
     content: json(ref('Error500')),
   },
+  ServiceUnavailable: {
+    description: 'The database cannot serve right now (SERVICE_UNAVAILABLE); nothing was written; retry after Retry-After',
+    headers: responseHeaders(false, ['Retry-After']),
+    content: json(ref('Error503')),
+  },
 };
 
 const responseRef = (name: string): ReferenceObject => ({ $ref: `#/components/responses/${name}` });
@@ -373,6 +379,7 @@ const commonErrors = {
   '401': responseRef('Unauthorized'),
   '429': responseRef('TooManyRequests'),
   '500': responseRef('InternalError'),
+  '503': responseRef('ServiceUnavailable'),
 };
 
 const dryRunParameter = {

@@ -73,12 +73,12 @@ describe('API documentation', () => {
     const paths = served.paths as Record<string, Record<string, { responses: Json; parameters?: { name: string }[] }>>;
     const statuses = (path: string, method: string) => Object.keys(paths[path][method].responses).sort();
 
-    expect(statuses('/api/v2/contacts', 'post')).toEqual(['200', '201', '400', '401', '409', '413', '429', '500']);
-    expect(statuses('/api/v2/contacts/batch', 'post')).toEqual(['200', '400', '401', '413', '429', '500']);
-    expect(statuses('/api/v2/contacts/{email}', 'get')).toEqual(['200', '400', '401', '404', '429', '500']);
-    expect(statuses('/api/v2/requests/{request_id}', 'get')).toEqual(['200', '400', '401', '404', '429', '500']);
-    expect(statuses('/api/v2/lists', 'get')).toEqual(['200', '401', '429', '500']);
-    expect(statuses('/api/v2/fields', 'get')).toEqual(['200', '401', '429', '500']);
+    expect(statuses('/api/v2/contacts', 'post')).toEqual(['200', '201', '400', '401', '409', '413', '429', '500', '503']);
+    expect(statuses('/api/v2/contacts/batch', 'post')).toEqual(['200', '400', '401', '413', '429', '500', '503']);
+    expect(statuses('/api/v2/contacts/{email}', 'get')).toEqual(['200', '400', '401', '404', '429', '500', '503']);
+    expect(statuses('/api/v2/requests/{request_id}', 'get')).toEqual(['200', '400', '401', '404', '429', '500', '503']);
+    expect(statuses('/api/v2/lists', 'get')).toEqual(['200', '401', '429', '500', '503']);
+    expect(statuses('/api/v2/fields', 'get')).toEqual(['200', '401', '429', '500', '503']);
     expect(statuses('/health/ready', 'get')).toEqual(['200', '503']);
     for (const path of ['/api/v2/contacts', '/api/v2/contacts/batch']) {
       expect(paths[path].post.parameters?.map((p) => p.name)).toEqual(['dryRun']);
