@@ -214,16 +214,16 @@ interface RuleContextRow {
 const CONTACT_ROWS = `
     SELECT c.id, c.email, ${STANDARD_COLUMNS.map((column) => `c.${column}`).join(', ')},
            c.custom_fields, c.created_at, c.updated_at,
+           -- Per contact through the membership key, never a join over every membership: the
+           -- plan stays an index lookup whatever the table statistics say.
            COALESCE(
-             array_agg(m.list_id ORDER BY m.created_at, m.list_id) FILTER (WHERE m.list_id IS NOT NULL),
+             (SELECT array_agg(m.list_id ORDER BY m.created_at, m.list_id) FROM list_memberships m WHERE m.contact_id = c.id),
              '{}'
            ) AS list_ids,
            (SELECT s.reason::text FROM suppressions s
              WHERE s.organization_id = c.organization_id AND s.email = c.email) AS suppression_reason
     FROM contacts c
-    LEFT JOIN list_memberships m ON m.contact_id = c.id
-    WHERE c.organization_id = $1 AND c.email = ANY($2::text[])
-    GROUP BY c.id`;
+    WHERE c.organization_id = $1 AND c.email = ANY($2::text[])`;
 
 /** json columns arrive parsed or as text, depending on the driver path. */
 function parsedJson<T>(value: unknown): T {
