@@ -1,194 +1,607 @@
 /**
- * Throughput of the contacts pipeline, measured against a raw baseline in the same run.
+ * `npm run bench [-- --existing 1000000]`: the service as production runs it (`node dist/main.js`,
+ * built first) on a fresh database, loaded over keep-alive HTTP by autocannon from this process,
+ * against raw `pg` baselines in the same run. The LAST line printed is one JSON object.
  *
- *   npm run bench            (embedded PostgreSQL unless DATABASE_URL is set)
- *
- * Service: POST /api/v2/contacts/batch with 50 new contacts (2 lists, 3 fields each), BENCH_CONCURRENCY
- * requests in flight over keep-alive HTTP, the real app (createApp) in this process.
- * Baseline: the same rows written with node `pg` directly — one transaction per 50 rows with one
- * `INSERT ... ON CONFLICT DO UPDATE` for contacts and one for memberships, same concurrency.
- * Prints contacts/s for both, their ratio, request latency percentiles and the process's peak RSS.
+ * Database: a fresh database on DATABASE_URL's server, else an embedded PostgreSQL started here
+ * with pg_stat_statements preloaded (statements per request). Fixtures are made with the admin
+ * code (src/admin). Environment: BENCH_SECONDS (10) and BENCH_WARMUP_SECONDS (2) per scenario,
+ * BENCH_BATCH_CONNECTIONS (4), BENCH_SINGLE_CONNECTIONS (16), BENCH_SKIP_BUILD=1, BENCH_NODE_ARGS (service's
+ * node flags, e.g. --cpu-prof).
+ * Exits 1 if any request was answered 5xx.
  */
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import autocannon from 'autocannon';
+import { PrismaPg } from '@prisma/adapter-pg';
 import { Client, Pool } from 'pg';
-import { createApp } from '../src/app.factory';
-import { generateApiKey } from '../src/auth/api-key';
-import { loadConfig } from '../src/config/app-config';
-import { databaseUrlOn, ensureDatabase, startEmbeddedPostgres } from '../src/database/embedded-postgres';
+import { executeAdminCommand, parseAdminCommand } from '../src/admin/admin.commands';
+import { databaseUrlOn, ensureDatabase, startEmbeddedPostgres, type EmbeddedDatabase } from '../src/database/embedded-postgres';
 import { applyMigrations } from '../src/database/migrations';
+import { PROJECT_ROOT } from '../src/database/project-root';
+import { PrismaClient } from '../src/generated/prisma/client';
 
-const BATCHES = Number(process.env.BENCH_BATCHES ?? 200);
-const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 4);
-const BATCH_SIZE = 50;
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 2);
+const BATCH_CONNECTIONS = Number(process.env.BENCH_BATCH_CONNECTIONS ?? 4);
+const SINGLE_CONNECTIONS = Number(process.env.BENCH_SINGLE_CONNECTIONS ?? 16);
+const BATCH = 50;
+const existingArg = process.argv.indexOf('--existing');
+const EXISTING = existingArg > 0 ? Number(process.argv[existingArg + 1]) : 0;
 
-let peakRss = 0;
-const sampleRss = () => (peakRss = Math.max(peakRss, process.memoryUsage().rss));
+const log = (message: string) => process.stderr.write(`[bench] ${message}\n`);
+const round = (value: number, digits = 1) => Math.round(value * 10 ** digits) / 10 ** digits;
+
+interface Scenario {
+  name: string;
+  unit: 'contacts' | 'requests';
+  perSecond: number;
+  requests: number;
+  p50: number;
+  p95: number;
+  p99: number;
+  statementsPerRequest: number | null;
+  transactionsPerRequest: number;
+  /** The statements that took the most database time (pg_stat_statements): text, calls, mean ms. */
+  topStatements?: Array<{ query: string; calls: number; meanMs: number }>;
+  peakRssMiB: number | null;
+  status5xx: number;
+  statuses: Record<string, number>;
+}
+
+interface Fixtures {
+  organizationId: string;
+  key: string;
+  listIds: [string, string];
+}
+
+let sequence = 0;
+const freshEmail = (tag: string) => `${tag}-${process.pid}-${++sequence}@bench.example.com`;
+
+/** The row every scenario writes: 2 lists, 4 fields (2 standard, 2 custom). */
+function row(email: string, fx: Fixtures, city = 'Oslo', overwrite = false): Record<string, unknown> {
+  return { email, listIds: fx.listIds, fields: { firstName: 'Ada', city, plan: 'pro', seats: 3 }, overwrite };
+}
 
 async function main(): Promise<void> {
-  const { serverUrl, stop } = await startServer();
-  const database = `contact_sync_bench_${Date.now()}`;
-  await ensureDatabase(serverUrl, database);
-  const url = databaseUrlOn(serverUrl, database);
-  await applyMigrations(url);
-
-  const setup = new Client({ connectionString: url });
-  await setup.connect();
-  const org = await insertOne(setup, `INSERT INTO organizations (id, name) VALUES ($1, 'Bench') RETURNING id`, [randomUUID()]);
-  const listIds = [randomUUID(), randomUUID()];
-  for (const id of listIds) {
-    await setup.query(`INSERT INTO lists (id, organization_id, name) VALUES ($1, $2, 'L')`, [id, org]);
+  if (process.env.BENCH_SKIP_BUILD !== '1') {
+    log('building (npm run build)');
+    execFileSync('npm', ['run', '--silent', 'build'], { cwd: PROJECT_ROOT, stdio: 'inherit' });
   }
-  await setup.query(
-    `INSERT INTO custom_fields (id, organization_id, key, type) VALUES ($1, $2, 'plan', 'text')`,
-    [randomUUID(), org],
-  );
-  const { key, prefix, keyHash } = generateApiKey();
-  await setup.query(`INSERT INTO api_keys (id, organization_id, prefix, key_hash) VALUES ($1, $2, $3, $4)`, [
-    randomUUID(),
-    org,
-    prefix,
-    keyHash,
-  ]);
-  await setup.end();
+  const db = await freshDatabase();
+  let stats: StatementStats, fx: Fixtures, postgres: string, service: Service;
+  try {
+    stats = await StatementStats.open(db.url);
+    fx = await makeFixtures(db.url);
+    postgres = await serverVersion(db.url);
+    service = await startService(db.url);
+  } catch (error) {
+    await db.stop();
+    throw error;
+  }
+  const result: Record<string, unknown> = {
+    machine: { cpus: os.cpus().length, model: os.cpus()[0]?.model, node: process.version, postgres },
+    settings: { seconds: SECONDS, warmupSeconds: WARMUP_SECONDS, batchConnections: BATCH_CONNECTIONS, singleConnections: SINGLE_CONNECTIONS },
+  };
+  let failed5xx: number;
+  try {
+    // Cold start: the first 5 s of single creates right after ready, before any other load.
+    const cold = await runHttp(service, stats, fx, 'coldFirst5s', SINGLE_CONNECTIONS, 5, 0, singleCreate(fx));
+    const scenarios: Scenario[] = [cold];
+    scenarios.push(await runHttp(service, stats, fx, 'batchCreate', BATCH_CONNECTIONS, SECONDS, WARMUP_SECONDS, batchCreate(fx)));
+    const overwriteEmails = await seedOverwriteContacts(service, fx);
+    scenarios.push(
+      await runHttp(service, stats, fx, 'batchOverwrite', BATCH_CONNECTIONS, SECONDS, WARMUP_SECONDS, batchOverwrite(fx, overwriteEmails)),
+    );
+    scenarios.push(await runHttp(service, stats, fx, 'batchMixed', BATCH_CONNECTIONS, SECONDS, WARMUP_SECONDS, batchMixed(fx)));
+    scenarios.push(await runHttp(service, stats, fx, 'singleCreate', SINGLE_CONNECTIONS, SECONDS, WARMUP_SECONDS, singleCreate(fx)));
+    scenarios.push(
+      await runHttp(service, stats, fx, 'singleUnchanged', SINGLE_CONNECTIONS, SECONDS, WARMUP_SECONDS, singleUnchanged(fx, overwriteEmails)),
+    );
+    scenarios.push(await runRaw(db.url, stats, fx, 'rawBatch', BATCH_CONNECTIONS, rawBatch));
+    scenarios.push(await runRaw(db.url, stats, fx, 'rawSingle', SINGLE_CONNECTIONS, rawSingle));
+    const by = (name: string) => scenarios.find((s) => s.name === name) as Scenario;
 
-  // --- Service
-  const config = loadConfig({
-    ...process.env,
-    DATABASE_URL: url,
-    MIGRATE_ON_START: 'false',
-    LOG_LEVEL: 'silent',
-    ORG_RATE_LIMIT: '1000000',
-    IP_RATE_LIMIT: '1000000',
+    result.coldStart = {
+      secondsToReady: service.secondsToReady,
+      first5s: { rps: cold.perSecond, p99: cold.p99 },
+      steady: { rps: by('singleCreate').perSecond, p99: by('singleCreate').p99 },
+      rateRatio: round(cold.perSecond / by('singleCreate').perSecond, 2),
+      p99Ratio: round(cold.p99 / by('singleCreate').p99, 2),
+    };
+    result.scenarios = Object.fromEntries(scenarios.filter((s) => s.name !== 'coldFirst5s').map((s) => [s.name, s]));
+    result.ratioToRaw = round(by('batchCreate').perSecond / by('rawBatch').perSecond, 3);
+    result.singleRatioToRaw = round(by('singleCreate').perSecond / by('rawSingle').perSecond, 3);
+
+    if (EXISTING > 0) {
+      log(`loading ${EXISTING} existing contacts (set-based) and running the batch scenarios again`);
+      await loadExisting(db.url, fx, EXISTING);
+      const scaled: Scenario[] = [];
+      scaled.push(await runHttp(service, stats, fx, 'batchCreate', BATCH_CONNECTIONS, SECONDS, WARMUP_SECONDS, batchCreate(fx)));
+      scaled.push(await runHttp(service, stats, fx, 'batchOverwrite', BATCH_CONNECTIONS, SECONDS, WARMUP_SECONDS, batchOverwrite(fx, overwriteEmails)));
+      scaled.push(await runHttp(service, stats, fx, 'batchMixed', BATCH_CONNECTIONS, SECONDS, WARMUP_SECONDS, batchMixed(fx)));
+      result.existing = {
+        contacts: EXISTING,
+        scenarios: Object.fromEntries(scaled.map((s) => [s.name, s])),
+        batchCreateRatioToEmpty: round(scaled[0].perSecond / by('batchCreate').perSecond, 3),
+      };
+      scenarios.push(...scaled);
+    }
+    result.peakRssMiB = service.peakRssMiB();
+    failed5xx = scenarios.reduce((sum, s) => sum + s.status5xx, 0);
+    result.responses5xx = failed5xx;
+  } finally {
+    await service.stop();
+    await stats.close();
+    await db.stop();
+  }
+  process.stdout.write(`${JSON.stringify(result)}\n`);
+  process.exitCode = failed5xx > 0 ? 1 : 0;
+}
+
+// ---------------------------------------------------------------- HTTP scenarios (autocannon)
+
+type Body = () => { path: string; body: Record<string, unknown>; expect: number; contacts: number };
+
+function batchCreate(fx: Fixtures): Body {
+  return () => ({
+    path: '/api/v2/contacts/batch',
+    body: { contacts: Array.from({ length: BATCH }, () => row(freshEmail('bc'), fx)) },
+    expect: 200,
+    contacts: BATCH,
   });
-  const app = await createApp({ ...config, DATABASE_URL: url });
-  await app.listen(0, '127.0.0.1');
-  const port = (app.getHttpServer().address() as AddressInfo).port;
-  const agent = new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY });
+}
+
+/** 50 existing contacts, overwrite: true; the first half changes (a new city each time), the second half sends what is stored. */
+function batchOverwrite(fx: Fixtures, emails: { changing: string[]; stable: string[] }): Body {
+  let turn = 0;
+  return () => {
+    const k = turn++ % (emails.changing.length / (BATCH / 2));
+    const changing = emails.changing.slice(k * (BATCH / 2), (k + 1) * (BATCH / 2));
+    const stable = emails.stable.slice(k * (BATCH / 2), (k + 1) * (BATCH / 2));
+    return {
+      path: '/api/v2/contacts/batch',
+      body: {
+        contacts: [...changing.map((email) => row(email, fx, `City ${++sequence}`, true)), ...stable.map((email) => row(email, fx, 'Oslo', true))],
+      },
+      expect: 200,
+      contacts: BATCH,
+    };
+  };
+}
+
+/** Like batchCreate with 10% of the rows failing per-contact rules (an unknown list, a wrong type). */
+function batchMixed(fx: Fixtures): Body {
+  return () => ({
+    path: '/api/v2/contacts/batch',
+    body: {
+      contacts: Array.from({ length: BATCH }, (_, i) => {
+        const contact = row(freshEmail('bm'), fx);
+        if (i % 20 === 3) contact.listIds = [randomUUID()];
+        if (i % 20 === 13) contact.fields = { seats: 'many' };
+        return contact;
+      }),
+    },
+    expect: 200,
+    contacts: BATCH,
+  });
+}
+
+function singleCreate(fx: Fixtures): Body {
+  return () => ({ path: '/api/v2/contacts', body: row(freshEmail('sc'), fx), expect: 201, contacts: 1 });
+}
+
+function singleUnchanged(fx: Fixtures, emails: { stable: string[] }): Body {
+  let turn = 0;
+  return () => ({ path: '/api/v2/contacts', body: row(emails.stable[turn++ % emails.stable.length], fx, 'Oslo', true), expect: 200, contacts: 1 });
+}
+
+interface Service {
+  port: number;
+  secondsToReady: number;
+  peakRssMiB(): number | null;
+  sampleRss(): number | null;
+  stop(): Promise<void>;
+}
+
+async function runHttp(
+  service: Service,
+  stats: StatementStats,
+  fx: Fixtures,
+  name: string,
+  connections: number,
+  seconds: number,
+  warmupSeconds: number,
+  next: Body,
+): Promise<Scenario> {
+  if (warmupSeconds > 0) await cannon(service, fx, connections, warmupSeconds, next);
+  log(`${name}: ${seconds} s at ${connections} connections`);
+  await stats.reset();
+  let peakRss = 0;
+  const sampler = setInterval(() => (peakRss = Math.max(peakRss, service.sampleRss() ?? 0)), 200);
+  const run = await cannon(service, fx, connections, seconds, next);
+  clearInterval(sampler);
+  const counted = await stats.read();
+  const requests = run.latencies.length;
+  const unit = run.contactsPerRequest > 1 ? 'contacts' : 'requests';
+  return {
+    name,
+    unit,
+    perSecond: round((requests * run.contactsPerRequest) / run.seconds),
+    requests,
+    ...percentiles(run.latencies),
+    statementsPerRequest: counted.statements === null ? null : round(counted.statements / requests, 2),
+    transactionsPerRequest: round(counted.transactions / requests, 2),
+    topStatements: counted.top,
+    peakRssMiB: peakRss ? round(peakRss / 1024, 1) : null,
+    status5xx: Object.entries(run.statuses)
+      .filter(([status]) => status.startsWith('5'))
+      .reduce((sum, [, n]) => sum + n, 0),
+    statuses: run.statuses,
+  };
+}
+
+async function cannon(service: Service, fx: Fixtures, connections: number, seconds: number, next: Body) {
   const latencies: number[] = [];
-  let failures = 0;
-  const rssTimer = setInterval(sampleRss, 50);
-
-  const serviceStart = process.hrtime.bigint();
-  await runConcurrently(BATCHES, CONCURRENCY, async (i) => {
-    const body = JSON.stringify({
-      contacts: Array.from({ length: BATCH_SIZE }, (_, j) => ({
-        email: `svc-${i}-${j}@bench.example`,
-        listIds,
-        fields: { firstName: 'Ada', lastName: 'Lovelace', plan: 'pro' },
-      })),
+  const statuses: Record<string, number> = {};
+  let contactsPerRequest = 1;
+  const started = Date.now();
+  const options: autocannon.Options = {
+    url: `http://127.0.0.1:${service.port}`,
+    connections,
+    duration: seconds,
+    requests: [
+      {
+        method: 'POST',
+        headers: { authorization: `Bearer ${fx.key}`, 'content-type': 'application/json' },
+        setupRequest: (req) => {
+          const made = next();
+          contactsPerRequest = made.contacts;
+          return { ...req, path: made.path, body: JSON.stringify(made.body) };
+        },
+      },
+    ],
+  };
+  await new Promise<void>((resolve, reject) => {
+    const instance = autocannon(options, (error) => (error ? reject(error as Error) : resolve()));
+    instance.on('response', (_client, statusCode, _bytes, responseTime) => {
+      statuses[statusCode] = (statuses[statusCode] ?? 0) + 1;
+      latencies.push(responseTime);
     });
-    const started = process.hrtime.bigint();
-    const { status, text } = await post(agent, port, '/api/v2/contacts/batch', key, body);
-    latencies.push(Number(process.hrtime.bigint() - started) / 1e6);
-    const summary = status === 200 ? (JSON.parse(text) as { summary: { created: number } }).summary : undefined;
-    if (summary?.created !== BATCH_SIZE) failures++;
   });
-  const serviceSeconds = Number(process.hrtime.bigint() - serviceStart) / 1e9;
-  clearInterval(rssTimer);
-  agent.destroy();
-  await app.close();
+  return { latencies, statuses, contactsPerRequest, seconds: (Date.now() - started) / 1000 };
+}
 
-  // --- Raw baseline
-  const pool = new Pool({ connectionString: url, max: CONCURRENCY });
-  const rawStart = process.hrtime.bigint();
-  await runConcurrently(BATCHES, CONCURRENCY, async (i) => {
+function percentiles(latencies: number[]): { p50: number; p95: number; p99: number } {
+  const sorted = [...latencies].sort((a, b) => a - b);
+  const at = (q: number) => round(sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0, 2);
+  return { p50: at(0.5), p95: at(0.95), p99: at(0.99) };
+}
+
+// ---------------------------------------------------------------- raw baselines (pg directly)
+
+type RawWork = (client: Client | import('pg').PoolClient, fx: Fixtures) => Promise<number>;
+
+/** The same rows, set-based, one transaction per 50 rows: contacts, then their 100 memberships. */
+const rawBatch: RawWork = async (client, fx) => {
+  const ids = Array.from({ length: BATCH }, () => randomUUID());
+  const emails = ids.map(() => freshEmail('rb'));
+  await client.query('BEGIN');
+  await client.query(
+    `INSERT INTO contacts (id, organization_id, email, first_name, city, custom_fields, created_at, updated_at)
+     SELECT r.id, $1, r.email, 'Ada', 'Oslo', '{"plan":"pro","seats":3}'::jsonb, now(), now()
+     FROM unnest($2::text[], $3::text[]) AS r(id, email)
+     ON CONFLICT (organization_id, email) DO UPDATE SET first_name = EXCLUDED.first_name, updated_at = now()`,
+    [fx.organizationId, ids, emails],
+  );
+  await client.query(
+    `INSERT INTO list_memberships (contact_id, list_id)
+     SELECT c, l FROM unnest($1::text[]) AS c CROSS JOIN unnest($2::text[]) AS l ON CONFLICT DO NOTHING`,
+    [ids, fx.listIds],
+  );
+  await client.query('COMMIT');
+  return BATCH;
+};
+
+/** The single endpoint's transaction: BEGIN, advisory lock, contact, memberships, stored answer, COMMIT. */
+const rawSingle: RawWork = async (client, fx) => {
+  const id = randomUUID();
+  const email = freshEmail('rs');
+  await client.query('BEGIN');
+  await client.query(`SELECT pg_advisory_xact_lock(hashtextextended($1 || ':' || $2, 0))`, [fx.organizationId, email]);
+  await client.query(
+    `INSERT INTO contacts (id, organization_id, email, first_name, city, custom_fields, created_at, updated_at)
+     VALUES ($1, $2, $3, 'Ada', 'Oslo', '{"plan":"pro","seats":3}'::jsonb, now(), now())`,
+    [id, fx.organizationId, email],
+  );
+  await client.query(`INSERT INTO list_memberships (contact_id, list_id) SELECT $1, l FROM unnest($2::text[]) AS l`, [id, fx.listIds]);
+  await client.query(`INSERT INTO stored_responses (request_id, organization_id, status, body) VALUES ($1, $2, 201, $3::json)`, [
+    randomUUID(),
+    fx.organizationId,
+    JSON.stringify({ status: 'created', email, id }),
+  ]);
+  await client.query('COMMIT');
+  return 1;
+};
+
+async function runRaw(url: string, stats: StatementStats, fx: Fixtures, name: string, connections: number, work: RawWork): Promise<Scenario> {
+  const pool = new Pool({ connectionString: url, max: connections });
+  const loop = async (until: number, latencies: number[]) => {
     const client = await pool.connect();
     try {
-      const ids = Array.from({ length: BATCH_SIZE }, () => randomUUID());
-      const emails = ids.map((_, j) => `raw-${i}-${j}@bench.example`);
-      await client.query('BEGIN');
-      const { rows } = await client.query<{ id: string }>(
-        `INSERT INTO contacts (id, organization_id, email, first_name, last_name, custom_fields, updated_at)
-         SELECT id, $2, email, 'Ada', 'Lovelace', '{"plan":"pro"}'::jsonb, now() FROM unnest($1::text[], $3::text[]) AS t(id, email)
-         ON CONFLICT (organization_id, email) DO UPDATE SET first_name = EXCLUDED.first_name
-         RETURNING id`,
-        [ids, org, emails],
-      );
-      const contactIds = rows.flatMap((r) => listIds.map(() => r.id));
-      const lists = rows.flatMap(() => listIds);
-      await client.query(
-        `INSERT INTO list_memberships (contact_id, list_id) SELECT * FROM unnest($1::text[], $2::text[]) ON CONFLICT DO NOTHING`,
-        [contactIds, lists],
-      );
-      await client.query('COMMIT');
+      while (Date.now() < until) {
+        const started = process.hrtime.bigint();
+        await work(client, fx);
+        latencies.push(Number(process.hrtime.bigint() - started) / 1e6);
+      }
     } finally {
       client.release();
     }
-  });
-  const rawSeconds = Number(process.hrtime.bigint() - rawStart) / 1e9;
-  await pool.end();
-
-  const contacts = BATCHES * BATCH_SIZE;
-  const serviceRate = contacts / serviceSeconds;
-  const rawRate = contacts / rawSeconds;
-  latencies.sort((a, b) => a - b);
-  const pct = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))].toFixed(1);
-  console.log(
-    [
-      `contacts per run: ${contacts} (${BATCHES} batches of ${BATCH_SIZE}, ${CONCURRENCY} in flight)`,
-      `service:  ${serviceRate.toFixed(0)} contacts/s (${serviceSeconds.toFixed(2)} s), failed batches: ${failures}`,
-      `raw pg:   ${rawRate.toFixed(0)} contacts/s (${rawSeconds.toFixed(2)} s)`,
-      `ratio service/raw: ${(serviceRate / rawRate).toFixed(2)}`,
-      `batch latency ms: p50 ${pct(50)}, p95 ${pct(95)}, p99 ${pct(99)}, max ${latencies[latencies.length - 1].toFixed(1)}`,
-      `peak RSS of the service process: ${(peakRss / 1024 / 1024).toFixed(0)} MiB`,
-    ].join('\n'),
-  );
-
-  const drop = new Client({ connectionString: serverUrl });
-  await drop.connect();
-  await drop.query(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`);
-  await drop.end();
-  await stop();
-  if (failures > 0) process.exitCode = 1;
-}
-
-async function startServer(): Promise<{ serverUrl: string; stop: () => Promise<void> }> {
-  if (process.env.DATABASE_URL) {
-    return { serverUrl: databaseUrlOn(process.env.DATABASE_URL, 'postgres'), stop: () => Promise.resolve() };
+  };
+  const run = async (seconds: number) => {
+    const latencies: number[] = [];
+    const started = Date.now();
+    await Promise.all(Array.from({ length: connections }, () => loop(started + seconds * 1000, latencies)));
+    return { latencies, seconds: (Date.now() - started) / 1000 };
+  };
+  try {
+    await run(WARMUP_SECONDS);
+    log(`${name}: ${SECONDS} s at ${connections} connections`);
+    await stats.reset();
+    const measured = await run(SECONDS);
+    const counted = await stats.read();
+    const perRequest = work === rawBatch ? BATCH : 1;
+    const requests = measured.latencies.length;
+    return {
+      name,
+      unit: perRequest > 1 ? 'contacts' : 'requests',
+      perSecond: round((requests * perRequest) / measured.seconds),
+      requests,
+      ...percentiles(measured.latencies),
+      statementsPerRequest: counted.statements === null ? null : round(counted.statements / requests, 2),
+      transactionsPerRequest: round(counted.transactions / requests, 2),
+      topStatements: counted.top,
+      peakRssMiB: null,
+      status5xx: 0,
+      statuses: {},
+    };
+  } finally {
+    await pool.end();
   }
-  const server = await startEmbeddedPostgres({ dataDir: `.data/bench-${process.pid}`, port: 54400 + (process.pid % 500), persistent: false });
-  return { serverUrl: server.serverUrl, stop: () => server.stop() };
 }
 
-async function insertOne(client: Client, sql: string, params: unknown[]): Promise<string> {
-  const { rows } = await client.query<{ id: string }>(sql, params);
-  return rows[0].id;
+// ---------------------------------------------------------------- database, fixtures, service
+
+async function freshDatabase(): Promise<{ url: string; stop(): Promise<void> }> {
+  const name = `contact_sync_bench_${process.pid}_${Date.now()}`;
+  if (process.env.DATABASE_URL) {
+    const serverUrl = databaseUrlOn(process.env.DATABASE_URL, 'postgres');
+    await ensureDatabase(serverUrl, name);
+    const url = databaseUrlOn(serverUrl, name);
+    await applyMigrations(url);
+    return { url, stop: () => sql(serverUrl, `DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`) };
+  }
+  const parent = mkdtempSync(path.join(os.tmpdir(), 'contact-sync-bench-'));
+  chmodSync(parent, 0o755); // as root, PostgreSQL runs as its own user and must reach the folder
+  const dataDir = path.join(parent, 'pg');
+  const port = 20000 + Math.floor(Math.random() * 20000);
+  let server: EmbeddedDatabase = await startEmbeddedPostgres({ dataDir, port, persistent: true });
+  // pg_stat_statements needs preloading: set it and restart once.
+  await sql(server.serverUrl, `ALTER SYSTEM SET shared_preload_libraries = 'pg_stat_statements'`);
+  await server.stop();
+  server = await startEmbeddedPostgres({ dataDir, port, persistent: true });
+  await ensureDatabase(server.serverUrl, name);
+  const url = databaseUrlOn(server.serverUrl, name);
+  await applyMigrations(url);
+  return {
+    url,
+    stop: async () => {
+      await server.stop();
+      rmSync(parent, { recursive: true, force: true });
+    },
+  };
 }
 
-async function runConcurrently(total: number, concurrency: number, work: (i: number) => Promise<void>): Promise<void> {
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (next < total) await work(next++);
-    }),
-  );
+async function sql(url: string, text: string): Promise<void> {
+  const client = new Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query(text);
+  } finally {
+    await client.end();
+  }
 }
 
-function post(agent: http.Agent, port: number, path: string, key: string, body: string) {
-  return new Promise<{ status: number; text: string }>((resolve, reject) => {
-    const req = http.request(
-      {
-        agent,
-        host: '127.0.0.1',
-        port,
-        path,
-        method: 'POST',
-        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
-      },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
-      },
+async function serverVersion(url: string): Promise<string> {
+  const client = new Client({ connectionString: url });
+  await client.connect();
+  try {
+    return (await client.query<{ v: string }>("SELECT current_setting('server_version') AS v")).rows[0].v;
+  } finally {
+    await client.end();
+  }
+}
+
+/** Statements (pg_stat_statements when loadable) and transactions (pg_stat_database) of the bench database. */
+class StatementStats {
+  private constructor(
+    private readonly client: Client,
+    private readonly hasStatements: boolean,
+    private xacts = 0,
+  ) {}
+
+  static async open(url: string): Promise<StatementStats> {
+    const client = new Client({ connectionString: url });
+    await client.connect();
+    let has = false;
+    try {
+      await client.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
+      await client.query('SELECT pg_stat_statements_reset()');
+      has = true;
+    } catch (error) {
+      log(`pg_stat_statements unavailable (${(error as Error).message}): statements per request reported as null`);
+    }
+    return new StatementStats(client, has);
+  }
+
+  async reset(): Promise<void> {
+    if (this.hasStatements) await this.client.query('SELECT pg_stat_statements_reset()');
+    this.xacts = await this.transactions();
+  }
+
+  async read(): Promise<{ statements: number | null; transactions: number; top?: Scenario['topStatements'] }> {
+    const transactions = (await this.transactions()) - this.xacts;
+    if (!this.hasStatements) return { statements: null, transactions };
+    const mine = `dbid = (SELECT oid FROM pg_database WHERE datname = current_database())
+         AND query NOT ILIKE '%pg_stat%' AND query NOT ILIKE '%pg_database%'`;
+    const { rows } = await this.client.query<{ calls: string | null }>(
+      `SELECT sum(calls)::bigint AS calls FROM pg_stat_statements WHERE ${mine}`,
     );
-    req.on('error', reject);
-    req.end(body);
+    const top = await this.client.query<{ query: string; calls: string; mean: number }>(
+      `SELECT regexp_replace(left(query, 70), '\\s+', ' ', 'g') AS query, calls::bigint AS calls, mean_exec_time AS mean
+       FROM pg_stat_statements WHERE ${mine} ORDER BY total_exec_time DESC LIMIT 4`,
+    );
+    return {
+      statements: Number(rows[0].calls ?? 0),
+      transactions,
+      top: top.rows.map((r) => ({ query: r.query, calls: Number(r.calls), meanMs: round(r.mean, 3) })),
+    };
+  }
+
+  private async transactions(): Promise<number> {
+    // pg_stat_database is refreshed with a delay; force a fresh snapshot.
+    await this.client.query('SELECT pg_stat_clear_snapshot()');
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    const { rows } = await this.client.query<{ n: string }>(
+      'SELECT (xact_commit + xact_rollback)::bigint AS n FROM pg_stat_database WHERE datname = current_database()',
+    );
+    return Number(rows[0].n);
+  }
+
+  close(): Promise<void> {
+    return this.client.end();
+  }
+}
+
+/** Organization, key, 2 lists, 2 custom fields: made with the admin code, as an operator would. */
+async function makeFixtures(url: string): Promise<Fixtures> {
+  const prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: url }) });
+  const admin = async (argv: string[]) => {
+    const command = parseAdminCommand(argv);
+    if (command.command === 'migrate') throw new Error('bench fixtures never migrate');
+    return executeAdminCommand(prisma, command);
+  };
+  try {
+    const org = (await admin(['org', 'create', '--name', 'Bench'])) as { id: string };
+    const key = (await admin(['key', 'create', '--org', org.id])) as { key: string };
+    const a = (await admin(['list', 'create', '--org', org.id, '--name', 'Newsletter'])) as { id: string };
+    const b = (await admin(['list', 'create', '--org', org.id, '--name', 'Customers'])) as { id: string };
+    await admin(['field', 'create', '--org', org.id, '--key', 'plan', '--type', 'select', '--options', 'free,pro']);
+    await admin(['field', 'create', '--org', org.id, '--key', 'seats', '--type', 'number']);
+    return { organizationId: org.id, key: key.key, listIds: [a.id, b.id] };
+  } finally {
+    await prisma.$disconnect();
+  }
+}
+
+/** Contacts for batchOverwrite and singleUnchanged, written through the service (not measured). */
+async function seedOverwriteContacts(service: Service, fx: Fixtures): Promise<{ changing: string[]; stable: string[] }> {
+  const changing = Array.from({ length: 20 * (BATCH / 2) }, () => freshEmail('ow-c'));
+  const stable = Array.from({ length: 20 * (BATCH / 2) }, () => freshEmail('ow-s'));
+  const all = [...changing, ...stable];
+  for (let i = 0; i < all.length; i += BATCH) {
+    const res = await fetch(`http://127.0.0.1:${service.port}/api/v2/contacts/batch`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${fx.key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ contacts: all.slice(i, i + BATCH).map((email) => row(email, fx)) }),
+    });
+    if (res.status !== 200) throw new Error(`seeding contacts answered ${res.status}`);
+  }
+  return { changing, stable };
+}
+
+/** `count` contacts with a membership each, set-based (INSERT ... SELECT generate_series), then ANALYZE. */
+async function loadExisting(url: string, fx: Fixtures, count: number): Promise<void> {
+  const client = new Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query(
+      `INSERT INTO contacts (id, organization_id, email, first_name, city, custom_fields, created_at, updated_at)
+       SELECT gen_random_uuid()::text, $1, 'existing-' || g || '@bench.example.com', 'Ada', 'Oslo', '{"plan":"pro"}'::jsonb, now(), now()
+       FROM generate_series(1, $2::int) AS g`,
+      [fx.organizationId, count],
+    );
+    await client.query(
+      `INSERT INTO list_memberships (contact_id, list_id)
+       SELECT id, $2 FROM contacts WHERE organization_id = $1 AND email LIKE 'existing-%'`,
+      [fx.organizationId, fx.listIds[0]],
+    );
+    await client.query('ANALYZE');
+  } finally {
+    await client.end();
+  }
+}
+
+async function startService(url: string): Promise<Service> {
+  const port = 20000 + Math.floor(Math.random() * 20000);
+  const started = Date.now();
+  // BENCH_NODE_ARGS, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof", profiles the service.
+  const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const child: ChildProcess = spawn(process.execPath, [...nodeArgs, 'dist/main.js'], {
+    cwd: PROJECT_ROOT,
+    env: {
+      ...process.env,
+      DATABASE_URL: url,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'warn',
+      ORG_RATE_LIMIT: '100000000',
+      IP_RATE_LIMIT: '100000000',
+      REDIS_URL: '',
+    },
+    stdio: ['ignore', 'inherit', 'inherit'],
   });
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`the service exited with ${child.exitCode}`);
+    if (Date.now() > deadline) throw new Error('the service was not ready within 60 s');
+    const ready = await fetch(`http://127.0.0.1:${port}/health/ready`).then(
+      (res) => res.status === 200,
+      () => false,
+    );
+    if (ready) break;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  const secondsToReady = round((Date.now() - started) / 1000, 2);
+  log(`service ready in ${secondsToReady} s (pid ${child.pid})`);
+  const status = (field: string) => {
+    try {
+      const match = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'));
+      return match ? Number(match[1]) : null;
+    } catch {
+      return null;
+    }
+  };
+  return {
+    port,
+    secondsToReady,
+    sampleRss: () => status('VmRSS'),
+    peakRssMiB: () => {
+      const kb = status('VmHWM');
+      return kb === null ? null : round(kb / 1024, 1);
+    },
+    stop: async () => {
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
 }
 
 main().catch((error: unknown) => {
-  console.error(error);
-  process.exit(1);
+  process.stderr.write(`bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.exitCode = 1;
 });

@@ -33,7 +33,7 @@ export class AppModule {
       global: true,
       imports: [
         LoggerModule.forRoot(loggerParams(config)),
-        DatabaseModule.forRoot(config.DATABASE_URL),
+        DatabaseModule.forRoot(config),
         MetricsModule,
         AuthModule,
         HealthModule,

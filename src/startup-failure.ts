@@ -1,5 +1,5 @@
 import { ConfigError } from './config/app-config';
-import { DatabaseStartError } from './database/database-errors';
+import { DatabaseStartError } from './database/start-errors';
 import { EmbeddedPostgresError } from './database/postgres-process';
 
 /**

@@ -1,6 +1,6 @@
 import { Client } from 'pg';
 import type { AppConfig } from '../config/app-config';
-import { checkDatabaseReachable, DatabaseStartError, explainConnectError } from '../database/database-errors';
+import { checkDatabaseReachable, DatabaseStartError, explainConnectError } from '../database/start-errors';
 import { databaseUrlOn, EMBEDDED_PG, ensureDatabase, startEmbeddedPostgres } from '../database/embedded-postgres';
 
 export interface AdminDatabase {

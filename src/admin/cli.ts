@@ -28,7 +28,7 @@ async function main(argv: string[]): Promise<number> {
   const { openAdminDatabase } = require('./admin-database') as typeof import('./admin-database');
   const { pendingMigrations } = require('./migration-state') as typeof import('./migration-state');
   const { applyMigrations } = require('../database/migrations') as typeof import('../database/migrations');
-  const { migrationFailureLine } = require('../database/database-errors') as typeof import('../database/database-errors');
+  const { migrationFailureLine } = require('../database/start-errors') as typeof import('../database/start-errors');
   /* eslint-enable @typescript-eslint/no-require-imports */
   const database = await openAdminDatabase(config);
   try {

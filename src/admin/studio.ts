@@ -13,7 +13,7 @@ import { spawn } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { ConfigError, loadConfig } from '../config/app-config';
-import { DatabaseStartError } from '../database/database-errors';
+import { DatabaseStartError } from '../database/start-errors';
 import { applyMigrations } from '../database/migrations';
 import { EmbeddedPostgresError } from '../database/postgres-process';
 import { PROJECT_ROOT } from '../database/project-root';

@@ -21,6 +21,14 @@ const envSchema = z.object({
     .regex(/^postgres(ql)?:\/\//, 'must be a postgresql:// URL')
     .optional(),
   MIGRATE_ON_START: booleanString.default('true'),
+  /** Connections of the one pg pool (the request path and Prisma share it). */
+  DB_POOL_SIZE: positiveInt.default(10),
+  /** Longest wait for a pool connection (new or free) before a request answers 503. */
+  DB_CONNECT_TIMEOUT_MS: positiveInt.default(3000),
+  /** PostgreSQL statement_timeout of every connection: a longer statement is cancelled (503). */
+  DB_STATEMENT_TIMEOUT_MS: positiveInt.default(5000),
+  /** PostgreSQL idle_in_transaction_session_timeout: a transaction left idle this long is ended by the server. */
+  DB_IDLE_IN_TRANSACTION_TIMEOUT_MS: positiveInt.default(10000),
   REDIS_URL: z
     .string()
     .regex(/^rediss?:\/\//, 'must be a redis:// or rediss:// URL')

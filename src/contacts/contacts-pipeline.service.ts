@@ -1,7 +1,8 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import { type DatabaseClient, PrismaService } from '../database/prisma.service';
+import { Database, type SqlClient } from '../database/database';
 import { MetricsService } from '../metrics/metrics.service';
+import type { Answer } from '../requests/stored-responses.repository';
 import type { ContactInput } from './contact-input.shape';
 import type { ContactResult } from './contact-results';
 import {
@@ -13,7 +14,7 @@ import {
   planContact,
   screenContacts,
 } from './contact-rules';
-import { ContactsRepository } from './contacts.repository';
+import { type AnswerWrite, ContactsRepository, type RuleContextRow } from './contacts.repository';
 
 export interface PipelineOptions {
   dryRun: boolean;
@@ -22,7 +23,12 @@ export interface PipelineOptions {
    * request will answer (e.g. to store the response in the same transaction). Not called on a
    * dry run. When given, a transaction is opened even if no row reaches the database.
    */
-  inTransaction?: (tx: DatabaseClient, results: ContactResult[]) => Promise<void>;
+  inTransaction?: (tx: SqlClient, results: ContactResult[]) => Promise<void>;
+  /**
+   * On a real run, the answer rendered from the results is stored (GET /requests/{request_id}) by
+   * the same statement that writes the contacts: it exists exactly when its writes do.
+   */
+  store?: { requestId: string; clientRequestId: string | null; render: (results: ContactResult[]) => Answer };
 }
 
 /** The unique index saw a contact the locks should have kept out; the attempt is retried. */
@@ -42,7 +48,7 @@ export class ContactsPipelineService {
   private readonly logger = new Logger('ContactsPipeline');
 
   constructor(
-    private readonly prisma: PrismaService,
+    private readonly database: Database,
     private readonly contacts: ContactsRepository,
     private readonly metrics: MetricsService,
   ) {}
@@ -77,63 +83,60 @@ export class ContactsPipelineService {
   ): Promise<ContactResult[]> {
     const screened = screenContacts(inputs);
     const candidates = screened.flatMap((row) => (row.kind === 'candidate' ? [row] : []));
-    const needsTransaction = candidates.length > 0 || (!options.dryRun && options.inTransaction !== undefined);
+    const needsTransaction =
+      candidates.length > 0 || (!options.dryRun && (options.inTransaction !== undefined || options.store !== undefined));
     if (!needsTransaction) {
       // Every row failed rules 1–3: nothing to read or write.
       return screened.flatMap((row) => (row.kind === 'failed' ? [failureResult(row.email, row.failure)] : []));
     }
 
-    return this.prisma.$transaction(
-      async (tx) => {
-        const emails = candidates.map((row) => row.email).sort();
-        const context = await this.readContext(tx, organizationId, emails, candidates);
-        const plans = new Map<string, ContactFailure | PlannedChange>(
-          candidates.map((row) => [row.email, planContact(row.email, row.input, context)]),
-        );
-
-        const createdIds = new Map<string, string>();
-        if (!options.dryRun) {
-          for (const plan of plans.values()) if (plan.outcome === 'created') createdIds.set(plan.email, randomUUID());
-          await this.write(tx, organizationId, [...plans.values()], createdIds);
-        }
-
-        const results = screened.map((row): ContactResult => {
-          if (row.kind === 'failed') return failureResult(row.email, row.failure);
-          const plan = plans.get(row.email) as ContactFailure | PlannedChange;
-          return plan.outcome === 'failed' ? failureResult(row.email, plan) : successResult(plan, createdIds);
-        });
-        if (!options.dryRun && options.inTransaction) await options.inTransaction(tx, results);
-        return results;
-      },
-      { maxWait: 10_000, timeout: 20_000 },
-    );
-  }
-
-  /** Locks the emails first, so what is read next cannot change before the transaction ends. */
-  private async readContext(
-    tx: DatabaseClient,
-    organizationId: string,
-    emails: string[],
-    candidates: Array<{ input: ContactInput }>,
-  ): Promise<RuleContext> {
-    if (emails.length === 0) {
-      return { activeListIds: new Set(), customFields: new Map(), existingContacts: new Map(), suppressions: new Map() };
-    }
-    await this.contacts.lockEmails(tx, organizationId, emails);
+    const emails = candidates.map((row) => row.email).sort();
     const listIds = [...new Set(candidates.flatMap((row) => row.input.listIds ?? []))];
-    return this.contacts.readRuleContext(tx, organizationId, emails, listIds);
+    // The locks and the rule-context read travel with BEGIN (one round trip); see lockAndReadSql.
+    const opening = emails.length > 0 ? this.contacts.lockAndReadSql(organizationId, emails, listIds) : undefined;
+    return this.database.transaction(async (tx, opened) => {
+      const context: RuleContext =
+        emails.length > 0
+          ? this.contacts.ruleContextOf(opened[1][0] as RuleContextRow)
+          : { activeListIds: new Set(), customFields: new Map(), existingContacts: new Map(), suppressions: new Map() };
+      const plans = new Map<string, ContactFailure | PlannedChange>(
+        candidates.map((row) => [row.email, planContact(row.email, row.input, context)]),
+      );
+
+      // Ids are made here, so the results (and the answer) are known before the one write statement.
+      const createdIds = new Map<string, string>();
+      if (!options.dryRun) {
+        for (const plan of plans.values()) if (plan.outcome === 'created') createdIds.set(plan.email, randomUUID());
+      }
+      const results = screened.map((row): ContactResult => {
+        if (row.kind === 'failed') return failureResult(row.email, row.failure);
+        const plan = plans.get(row.email) as ContactFailure | PlannedChange;
+        return plan.outcome === 'failed' ? failureResult(row.email, plan) : successResult(plan, createdIds);
+      });
+      if (!options.dryRun) {
+        const stored = options.store && {
+          requestId: options.store.requestId,
+          clientRequestId: options.store.clientRequestId,
+          answer: options.store.render(results),
+        };
+        await this.write(tx, organizationId, [...plans.values()], createdIds, stored);
+        if (options.inTransaction) await options.inTransaction(tx, results);
+      }
+      return results;
+    }, opening);
   }
 
-  /** One statement whatever the batch size; skipped when nothing is to be written. */
+  /** One statement whatever the batch size (answer included); skipped when nothing is to be written. */
   private async write(
-    tx: DatabaseClient,
+    tx: SqlClient,
     organizationId: string,
     plans: Array<ContactFailure | PlannedChange>,
     createdIds: Map<string, string>,
+    stored: AnswerWrite | undefined,
   ): Promise<void> {
     const creates = plans.filter((plan): plan is PlannedCreate => plan.outcome === 'created');
     const updates = plans.filter((plan): plan is PlannedUpdate => plan.outcome === 'updated');
-    if (creates.length === 0 && updates.length === 0) return;
+    if (creates.length === 0 && updates.length === 0 && !stored) return;
     const idOf = (plan: PlannedCreate) => createdIds.get(plan.email) as string;
 
     const inserted = await this.contacts.writeChanges(tx, organizationId, {
@@ -145,7 +148,7 @@ export class ContactsPipelineService {
           plan.addedListIds.map((listId) => ({ contactId: plan.contactId, listId, newContact: false })),
         ),
       ],
-    });
+    }, stored);
     // The email locks make this unreachable unless a writer bypasses them; then start over.
     if (inserted < creates.length) throw new ConcurrentInsertConflict('A contact was inserted concurrently');
   }

@@ -16,10 +16,9 @@ import {
 import { DomainError } from '../errors/domain-error';
 import { RequestErrorCode } from '../errors/error-codes';
 import { ClientRequestIdGuard, clientRequestIdOf } from '../requests/client-request-id';
-import { StoredResponsesRepository, type Answer } from '../requests/stored-responses.repository';
+import type { Answer } from '../requests/stored-responses.repository';
 import type { ContactInput } from './contact-input.shape';
 import { type ContactResult, renderBatchResponse, renderContact, renderSingleResponse } from './contact-results';
-import { ContactsPipelineService } from './contacts-pipeline.service';
 import { ContactsRepository } from './contacts.repository';
 import { DryRunPipe } from './dry-run.pipe';
 import { BatchContactsDto } from './dto/batch-contacts.dto';
@@ -33,6 +32,7 @@ import {
   ContactUpdated,
 } from './dto/contact-responses.dto';
 import { CreateContactDto } from './dto/create-contact.dto';
+import { ContactsService } from './contacts.service';
 import { isValidEmail, normalizeEmail } from './email';
 
 const jsonBodyErrors =
@@ -70,9 +70,8 @@ const contactNotFound = () =>
 @Controller('api/v2/contacts')
 export class ContactsController {
   constructor(
-    private readonly pipeline: ContactsPipelineService,
+    private readonly service: ContactsService,
     private readonly contacts: ContactsRepository,
-    private readonly storedResponses: StoredResponsesRepository,
   ) {}
 
   @Post()
@@ -136,10 +135,7 @@ export class ContactsController {
     );
   }
 
-  /**
-   * Both POST endpoints: run the one pipeline, render the answer once and, on a real run, store it
-   * in the transaction of the writes it reports (GET /requests/{request_id}).
-   */
+  /** Shape in, answer out: the pipeline, the rendering and the stored answer live in ContactsService. */
   private async answer(
     caller: CallerIdentity,
     req: Request,
@@ -148,16 +144,14 @@ export class ContactsController {
     inputs: ContactInput[],
     render: (requestId: string, results: ContactResult[]) => Answer,
   ): Promise<unknown> {
-    const requestId = requestIdOf(req);
-    let stored: Answer | undefined;
-    const results = await this.pipeline.process(caller.organizationId, inputs, {
+    const { status, body } = await this.service.submit(
+      caller.organizationId,
+      requestIdOf(req),
       dryRun,
-      inTransaction: async (tx, rows) => {
-        stored = render(requestId, rows);
-        await this.storedResponses.store(tx, caller.organizationId, requestId, stored, clientRequestIdOf(req));
-      },
-    });
-    const { status, body } = stored ?? render(requestId, results);
+      inputs,
+      render,
+      clientRequestIdOf(req),
+    );
     res.status(status);
     return body;
   }

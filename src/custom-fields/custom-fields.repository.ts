@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import { PrismaService } from '../database/prisma.service';
+import { Database } from '../database/database';
 import type { CustomFieldDefinition } from './field-definitions';
 
 /**
- * A custom_fields row as read, by Prisma here or as JSON by the contacts pipeline's one read
+ * A custom_fields row as read, by GET /fields here or as JSON by the contacts pipeline's one read
  * statement (same order: created_at, key); both map to a definition the same way.
  */
 export interface CustomFieldDefinitionRow {
@@ -27,15 +27,15 @@ export function toCustomFieldDefinition(row: CustomFieldDefinitionRow): CustomFi
 
 @Injectable()
 export class CustomFieldsRepository {
-  constructor(private readonly prisma: PrismaService) {}
+  constructor(private readonly database: Database) {}
 
   /** Custom field definitions of an organization, oldest first (GET /fields). */
   async findAll(organizationId: string): Promise<CustomFieldDefinition[]> {
-    const rows = await this.prisma.customField.findMany({
-      where: { organizationId },
-      select: { key: true, type: true, required: true, defaultValue: true, options: true },
-      orderBy: [{ createdAt: 'asc' }, { key: 'asc' }],
-    });
+    const rows = await this.database.query<CustomFieldDefinitionRow>(
+      `SELECT key, type::text AS type, required, default_value AS "defaultValue", options
+       FROM custom_fields WHERE organization_id = $1 ORDER BY created_at, key`,
+      [organizationId],
+    );
     return rows.map(toCustomFieldDefinition);
   }
 }

@@ -1,6 +1,6 @@
 import type { AppConfig } from '../config/app-config';
 import { databaseUrlOn, EMBEDDED_PG, ensureDatabase, startEmbeddedPostgres } from './embedded-postgres';
-import { checkDatabaseReachable, DatabaseStartError, migrationFailureLine } from './database-errors';
+import { checkDatabaseReachable, DatabaseStartError, migrationFailureLine } from './start-errors';
 import { applyMigrations } from './migrations';
 
 export interface PreparedDatabase {

@@ -1,5 +1,8 @@
 import { execFile } from 'node:child_process';
+import { readdirSync } from 'node:fs';
+import path from 'node:path';
 import { promisify } from 'node:util';
+import { Client } from 'pg';
 import { PROJECT_ROOT } from './project-root';
 
 const run = promisify(execFile);
@@ -7,8 +10,11 @@ const run = promisify(execFile);
 /**
  * Applies pending migrations with Prisma's own `migrate deploy` (WebAssembly schema engine, see
  * prisma.config.ts), so the service, the tests and an operator all apply them the same way.
+ * The CLI takes seconds to start; when every migration folder is already recorded as applied in
+ * `_prisma_migrations` (one query) it is not run at all.
  */
 export async function applyMigrations(databaseUrl: string): Promise<void> {
+  if ((await pendingMigrations(databaseUrl)).length === 0) return;
   const cli = require.resolve('prisma/build/index.js');
   try {
     await run(process.execPath, [cli, 'migrate', 'deploy'], {
@@ -19,5 +25,30 @@ export async function applyMigrations(databaseUrl: string): Promise<void> {
   } catch (error) {
     const { stdout, stderr } = error as { stdout?: string; stderr?: string };
     throw new Error(`prisma migrate deploy failed:\n${stderr || stdout || String(error)}`, { cause: error });
+  }
+}
+
+/** Migration folders not recorded as applied (all of them on a database Prisma never migrated). */
+export async function pendingMigrations(databaseUrl: string): Promise<string[]> {
+  const folder = path.join(PROJECT_ROOT, 'prisma', 'migrations');
+  const names = readdirSync(folder, { withFileTypes: true })
+    .filter((entry) => entry.isDirectory())
+    .map((entry) => entry.name)
+    .sort();
+  const client = new Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ name: string }>(
+      `SELECT migration_name AS name FROM _prisma_migrations
+       WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL`,
+    );
+    const applied = new Set(rows.map((row) => row.name));
+    return names.filter((name) => !applied.has(name));
+  } catch (error) {
+    // No migrations table yet: everything is pending (the CLI creates it).
+    if ((error as { code?: string }).code === '42P01') return names;
+    throw error;
+  } finally {
+    await client.end().catch(() => undefined);
   }
 }

@@ -1,7 +1,7 @@
 import { chmodSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { explainConnectError, migrationFailureLine } from './database-errors';
+import { explainConnectError, migrationFailureLine } from './start-errors';
 import { canTraverse, explainServerExit } from './postgres-process';
 
 // The one-line start-up messages (issue #10), from the raw errors they replace.

@@ -2,8 +2,11 @@ import { Controller, Get, HttpCode, Res } from '@nestjs/common';
 import { ApiOperation, ApiProperty, ApiSchema, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { Public } from '../common/public.decorator';
-import { PrismaService } from '../database/prisma.service';
+import { Database } from '../database/database';
 import { ApiAnswer } from '../docs/openapi.decorators';
+
+/** Longest /health/ready waits for the database. */
+const READY_TIMEOUT_MS = 2000;
 
 @ApiSchema({ name: 'Health' })
 class HealthModel {
@@ -16,7 +19,7 @@ class HealthModel {
 @Public()
 @Controller('health')
 export class HealthController {
-  constructor(private readonly prisma: PrismaService) {}
+  constructor(private readonly database: Database) {}
 
   @Get('live')
   @ApiOperation({ summary: 'The process answers' })
@@ -31,12 +34,9 @@ export class HealthController {
   @ApiAnswer(200, 'Up', HealthModel, { authenticated: false })
   @ApiAnswer(503, 'The database does not answer', HealthModel, { authenticated: false })
   async ready(@Res({ passthrough: true }) res: Response): Promise<{ status: 'ok' | 'unavailable' }> {
-    try {
-      await this.prisma.$queryRaw`SELECT 1`;
-      return { status: 'ok' };
-    } catch {
-      res.status(503);
-      return { status: 'unavailable' };
-    }
+    // Bounded: a database that does not answer is "unavailable", never a hung probe.
+    if (await this.database.ping(READY_TIMEOUT_MS)) return { status: 'ok' };
+    res.status(503);
+    return { status: 'unavailable' };
   }
 }

@@ -1,5 +1,14 @@
 import { Module } from '@nestjs/common';
+import { AuthModule } from '../auth/auth.module';
+import { ContactsModule } from '../contacts/contacts.module';
+import { CustomFieldsModule } from '../custom-fields/custom-fields.module';
+import { ListsModule } from '../lists/lists.module';
 import { HealthController } from './health.controller';
+import { WarmUpService } from './warm-up.service';
 
-@Module({ controllers: [HealthController] })
+@Module({
+  imports: [AuthModule, ListsModule, CustomFieldsModule, ContactsModule],
+  controllers: [HealthController],
+  providers: [WarmUpService],
+})
 export class HealthModule {}

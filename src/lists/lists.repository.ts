@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { PrismaService } from '../database/prisma.service';
+import { Database } from '../database/database';
 
 export interface ListView {
   id: string;
@@ -9,14 +9,13 @@ export interface ListView {
 
 @Injectable()
 export class ListsRepository {
-  constructor(private readonly prisma: PrismaService) {}
+  constructor(private readonly database: Database) {}
 
   /** Every list of the organization, archived ones included, oldest first. */
   findAll(organizationId: string): Promise<ListView[]> {
-    return this.prisma.list.findMany({
-      where: { organizationId },
-      select: { id: true, name: true, archived: true },
-      orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
-    });
+    return this.database.query<ListView>(
+      'SELECT id, name, archived FROM lists WHERE organization_id = $1 ORDER BY created_at, id',
+      [organizationId],
+    );
   }
 }

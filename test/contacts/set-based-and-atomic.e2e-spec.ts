@@ -1,5 +1,7 @@
 import type { ContactInput } from '../../src/contacts/contact-input.shape';
 import { ContactsPipelineService } from '../../src/contacts/contacts-pipeline.service';
+import { Database } from '../../src/database/database';
+import { countStatements } from '../utils/statement-counter';
 import { useTestApp } from '../utils/test-app';
 import { contactCount, membershipCount, setUpCaller } from './contacts-helpers';
 import { refuseInsertsWhere } from '../utils/refuse-inserts';
@@ -8,13 +10,17 @@ const emails = (prefix: string, n: number) => Array.from({ length: n }, (_, i) =
 
 describe('contacts pipeline: set-based and atomic', () => {
   const app = useTestApp();
+  let statements: { readonly count: number };
+  beforeAll(() => {
+    statements = countStatements(app.t.app.get(Database).pool);
+  });
 
   /** Statements the app sends to PostgreSQL while answering one request. */
   async function statementsOf(send: () => Promise<{ status: number }>): Promise<number> {
-    const before = app.t.prisma.statementCount;
+    const before = statements.count;
     const res = await send();
     expect(res.status).toBe(200);
-    return app.t.prisma.statementCount - before;
+    return statements.count - before;
   }
 
   it('a batch of 50 costs as many statements as a batch of 1, for creates and for updates', async () => {
@@ -28,6 +34,7 @@ describe('contacts pipeline: set-based and atomic', () => {
     });
     const createOne = await statementsOf(() => c.postBatch(batch(emails('one', 1))));
     const createFifty = await statementsOf(() => c.postBatch(batch(emails('fifty', 50))));
+    expect(createOne).toBeGreaterThanOrEqual(3); // the counter sees the transaction
     expect(createFifty).toBe(createOne);
 
     const updateOne = await statementsOf(() => c.postBatch(batch(emails('one', 1), true, 'Paris')));
@@ -51,7 +58,10 @@ describe('contacts pipeline: set-based and atomic', () => {
         inTransaction: async (tx, results) => {
           seen.push(results.map((r) => r.status));
           // The hook sees the transaction's own writes...
-          seen.push(await tx.contact.count({ where: { organizationId: c.org.id } }));
+          const { rows } = await tx.query<{ n: number }>('SELECT count(*)::int AS n FROM contacts WHERE organization_id = $1', [
+            c.org.id,
+          ]);
+          seen.push(rows[0].n);
           throw new Error('storing the response failed');
         },
       }),
@@ -66,6 +76,16 @@ describe('contacts pipeline: set-based and atomic', () => {
     // A request whose rows all fail rules 1–3 still gets its transaction for the hook.
     await pipeline.process(c.org.id, [input('not-an-email')], { dryRun: false, inTransaction: hook });
     expect(hook).toHaveBeenCalledTimes(1);
+  });
+
+  it('list ids are inlined as escaped literals in the opening message: quotes, backslashes and braces are data', async () => {
+    const c = await setUpCaller(app.t);
+    const hostile = [`x'); DROP TABLE contacts; --`, 'a\\b"c', '{a,b}', 'é,\'"{}\\', '$1'];
+    const res = await c.postBatch({ contacts: [{ email: 'quoted@example.com', listIds: [c.list.id, ...hostile] }] });
+    expect(res.status).toBe(200);
+    expect(res.body.results[0]).toMatchObject({ status: 'failed', code: 'INVALID_LIST', invalidListIds: hostile });
+    await c.postContact({ email: "o'brien@example.com", listIds: [c.list.id] }).expect(201);
+    expect(await contactCount(app.t, c.org.id)).toBe(1);
   });
 
   describe('when the database fails during the writes', () => {

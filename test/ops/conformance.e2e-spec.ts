@@ -279,13 +279,15 @@ describe('OpenAPI conformance of limits and failures', () => {
     expect({ status: res.status, problems: docs.problems(res, 'GET', '/api/v2/fields') }).toEqual({ status: 429, problems: [] });
   });
 
-  it('server failure: 500 INTERNAL_ERROR without internals', async () => {
+  // Contract section 8: a database that cannot serve is 503 SERVICE_UNAVAILABLE with Retry-After (was 500).
+  it('database gone: 503 SERVICE_UNAVAILABLE without internals', async () => {
     t = await createTestApp({ IP_RATE_LIMIT: '1000000' });
     docs = await servedDocs(t);
     const org = await createOrganization(t.prisma);
     await t.database.drop();
     const res = await t.http().get('/api/v2/lists').set('X-API-Key', org.apiKey);
-    expect({ status: res.status, problems: docs.problems(res, 'GET', '/api/v2/lists') }).toEqual({ status: 500, problems: [] });
+    expect({ status: res.status, problems: docs.problems(res, 'GET', '/api/v2/lists') }).toEqual({ status: 503, problems: [] });
+    expect(res.headers['retry-after']).toBe('1');
     expect(res.text).not.toMatch(/prisma|SELECT|at .*\.ts/i);
   });
 });

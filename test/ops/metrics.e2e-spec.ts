@@ -147,13 +147,14 @@ describe('metrics of refusals and failures', () => {
     expect(valueOf(after, 'http_requests_total', { method: 'GET', route: '/api/v2/lists', status: '429' })).toBe(1);
   });
 
-  it('counts a 500 (database gone) under its route', async () => {
+  // Contract section 8: a database that cannot serve is 503 SERVICE_UNAVAILABLE (it was 500 before).
+  it('counts a 503 (database gone) under its route', async () => {
     t = await createTestApp({ IP_RATE_LIMIT: '1000000' });
     const org = await createOrganization(t.prisma);
     await t.database.drop(); // WITH (FORCE): the app's connections are cut, later queries fail
-    await t.http().get('/api/v2/lists').set('X-API-Key', org.apiKey).expect(500);
+    await t.http().get('/api/v2/lists').set('X-API-Key', org.apiKey).expect(503);
 
     const after = await scrape(t);
-    expect(valueOf(after, 'http_requests_total', { method: 'GET', route: '/api/v2/lists', status: '500' })).toBe(1);
+    expect(valueOf(after, 'http_requests_total', { method: 'GET', route: '/api/v2/lists', status: '503' })).toBe(1);
   });
 });

@@ -1,0 +1,101 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Client } from 'pg';
+import { databaseUrlOn, ensureDatabase } from '../../src/database/embedded-postgres';
+import { PROJECT_ROOT } from '../../src/database/project-root';
+import { freePort } from '../utils/net';
+
+/**
+ * A PostgreSQL server owned by one test file (embedded, its own port and folder), so the test can
+ * stop it, start it again and terminate its backends without disturbing any other test. The
+ * schema is the migrations' SQL applied in order (what `prisma migrate deploy` runs).
+ */
+export class FaultDatabase {
+  private child?: ChildProcess;
+  private output = '';
+  private constructor(
+    private readonly dataDir: string,
+    private readonly port: number,
+    readonly url: string,
+    private readonly serverUrl: string,
+  ) {}
+
+  static async start(): Promise<FaultDatabase> {
+    const parent = mkdtempSync(path.join(os.tmpdir(), 'contact-sync-faults-'));
+    chmodSync(parent, 0o755); // as root, PostgreSQL runs as its own user and must reach the folder
+    const port = await freePort();
+    const serverUrl = `postgresql://postgres:postgres@127.0.0.1:${port}/postgres`;
+    const db = new FaultDatabase(path.join(parent, 'pg'), port, databaseUrlOn(serverUrl, 'faults'), serverUrl);
+    await db.startServer();
+    await ensureDatabase(serverUrl, 'faults');
+    await db.withClient(async (client) => {
+      const folder = path.join(PROJECT_ROOT, 'prisma', 'migrations');
+      for (const name of readdirSync(folder).filter((entry) => /^\d/.test(entry)).sort()) {
+        await client.query(readFileSync(path.join(folder, name, 'migration.sql'), 'utf8'));
+      }
+    });
+    return db;
+  }
+
+  async startServer(): Promise<void> {
+    if (!this.child) {
+      this.child = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', path.join(__dirname, 'embedded-server.ts'), this.dataDir, String(this.port)], {
+        cwd: PROJECT_ROOT,
+        stdio: ['pipe', 'pipe', 'inherit'],
+      });
+      this.child.stdout?.on('data', (chunk: Buffer) => (this.output += chunk.toString()));
+    } else {
+      this.child.stdin?.write('start\n');
+    }
+    await this.waitFor('started');
+  }
+
+  async stopServer(): Promise<void> {
+    this.child?.stdin?.write('stop\n');
+    await this.waitFor('stopped');
+  }
+
+  /** Waits for the child's next answer `word` (each answer is consumed once). */
+  private async waitFor(word: string): Promise<void> {
+    const deadline = Date.now() + 60_000;
+    while (!this.output.includes(`${word}\n`)) {
+      if (Date.now() > deadline || this.child?.exitCode !== null) throw new Error(`embedded server: no "${word}" (${this.output})`);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    this.output = this.output.replace(`${word}\n`, '');
+  }
+
+  /** Terminates the service's backends (every backend of the database but our own); returns how many. */
+  async terminateBackends(limit?: number): Promise<number> {
+    return this.withClient(async (client) => {
+      const { rows } = await client.query<{ pid: number }>(
+        `SELECT pid FROM pg_stat_activity WHERE datname = 'faults' AND pid <> pg_backend_pid() AND backend_type = 'client backend'
+         ORDER BY state = 'idle in transaction' DESC, random() LIMIT $1`,
+        [limit ?? 1000],
+      );
+      for (const { pid } of rows) await client.query('SELECT pg_terminate_backend($1)', [pid]);
+      return rows.length;
+    });
+  }
+
+  async withClient<T>(work: (client: Client) => Promise<T>): Promise<T> {
+    const client = new Client({ connectionString: this.url });
+    await client.connect();
+    try {
+      return await work(client);
+    } finally {
+      await client.end().catch(() => undefined);
+    }
+  }
+
+  async destroy(): Promise<void> {
+    if (this.child && this.child.exitCode === null) {
+      const exited = new Promise((resolve) => this.child?.once('exit', resolve));
+      this.child.stdin?.write('exit\n');
+      await exited;
+    }
+    rmSync(path.dirname(this.dataDir), { recursive: true, force: true });
+  }
+}
