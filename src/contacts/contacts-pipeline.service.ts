@@ -14,7 +14,7 @@ import {
   planContact,
   screenContacts,
 } from './contact-rules';
-import { type AnswerWrite, ContactsRepository, type RuleContextRow } from './contacts.repository';
+import { type AnswerWrite, ContactsRepository } from './contacts.repository';
 
 export interface PipelineOptions {
   dryRun: boolean;
@@ -90,15 +90,9 @@ export class ContactsPipelineService {
       return screened.flatMap((row) => (row.kind === 'failed' ? [failureResult(row.email, row.failure)] : []));
     }
 
-    const emails = candidates.map((row) => row.email).sort();
-    const listIds = [...new Set(candidates.flatMap((row) => row.input.listIds ?? []))];
-    // The locks and the rule-context read travel with BEGIN (one round trip); see lockAndReadSql.
-    const opening = emails.length > 0 ? this.contacts.lockAndReadSql(organizationId, emails, listIds) : undefined;
-    return this.database.transaction(async (tx, opened) => {
-      const context: RuleContext =
-        emails.length > 0
-          ? this.contacts.ruleContextOf(opened[1][0] as RuleContextRow)
-          : { activeListIds: new Set(), customFields: new Map(), existingContacts: new Map(), suppressions: new Map() };
+    return this.database.transaction(async (tx) => {
+      const emails = candidates.map((row) => row.email).sort();
+      const context = await this.readContext(tx, organizationId, emails, candidates);
       const plans = new Map<string, ContactFailure | PlannedChange>(
         candidates.map((row) => [row.email, planContact(row.email, row.input, context)]),
       );
@@ -123,7 +117,22 @@ export class ContactsPipelineService {
         if (options.inTransaction) await options.inTransaction(tx, results);
       }
       return results;
-    }, opening);
+    });
+  }
+
+  /** Locks the emails first, so what is read next cannot change before the transaction ends. */
+  private async readContext(
+    tx: SqlClient,
+    organizationId: string,
+    emails: string[],
+    candidates: Array<{ input: ContactInput }>,
+  ): Promise<RuleContext> {
+    if (emails.length === 0) {
+      return { activeListIds: new Set(), customFields: new Map(), existingContacts: new Map(), suppressions: new Map() };
+    }
+    await this.contacts.lockEmails(tx, organizationId, emails);
+    const listIds = [...new Set(candidates.flatMap((row) => row.input.listIds ?? []))];
+    return this.contacts.readRuleContext(tx, organizationId, emails, listIds);
   }
 
   /** One statement whatever the batch size (answer included); skipped when nothing is to be written. */

@@ -1,16 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { isStorableText } from '../common/storable-text';
-import { escapeLiteral } from 'pg';
 import { Database, type SqlClient } from '../database/database';
 import { SqlParams } from '../database/sql-params';
 import { type Answer, storedResponseInsert } from '../requests/stored-responses.repository';
 import { type CustomFieldDefinitionRow, toCustomFieldDefinition } from '../custom-fields/custom-fields.repository';
 import type { StandardFieldKey } from '../custom-fields/field-definitions';
 import type { CustomValues, ExistingContact, RuleContext, StandardValues, SuppressionReason } from './contact-rules';
-
-// pg's own array serializer (what it sends for a text[] parameter); not in its typings.
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const { prepareValue } = require('pg/lib/utils') as { prepareValue: (value: unknown) => unknown };
 
 /** A contact row as read, with its list ids (oldest membership first) and suppression. */
 export interface StoredContact extends ExistingContact {
@@ -71,25 +66,50 @@ export class ContactsRepository {
   constructor(private readonly database: Database) {}
 
   /**
-   * The advisory locks and the read of everything rules 4–10 need, as ONE simple-protocol message
-   * for the transaction's opening round trip (see Database.transaction), values inlined as
-   * escaped literals. Two statements, not one: in READ COMMITTED each statement of a message
-   * takes its own snapshot, so the read sees every write the locks waited for.
-   *
-   * Locks: transaction-scoped, on (organization, email), taken in ascending key order in one
-   * statement: concurrent requests on the same emails serialize instead of racing, and two
+   * Transaction-scoped advisory locks on (organization, email), taken in ascending key order in
+   * one statement: concurrent requests on the same emails serialize instead of racing, and two
    * requests never wait on each other in opposite orders.
-   * Read: the requested lists that are active, the organization's custom field definitions, the
-   * existing contacts of these emails (with list ids and suppression) and their suppressions.
    */
-  lockAndReadSql(organizationId: string, emails: string[], requestedListIds: string[]): string {
-    // An id PostgreSQL cannot be sent (U+0000, lone surrogate) names no list anyway.
-    const listIds = requestedListIds.filter(isStorableText);
-    return `${inlineValues(LOCK_EMAILS, [organizationId, emails])}; ${inlineValues(READ_RULE_CONTEXT, [organizationId, emails, listIds])}`;
+  async lockEmails(tx: SqlClient, organizationId: string, emails: string[]): Promise<void> {
+    await tx.query({
+      name: 'contacts.lock-emails',
+      text: `SELECT count(*)::int AS locked FROM (
+        SELECT pg_advisory_xact_lock(k) FROM (
+          SELECT DISTINCT hashtextextended($1 || ':' || e, 0) AS k
+          FROM unnest($2::text[]) AS e
+          ORDER BY k
+        ) AS keys
+      ) AS locks`,
+      values: [organizationId, emails],
+    });
   }
 
-  /** The rule context from the rows of the read sent by `lockAndReadSql`. */
-  ruleContextOf(row: RuleContextRow): RuleContext {
+  /**
+   * Everything rules 4–10 need, in ONE statement (one round trip): the requested lists that are
+   * active, the organization's custom field definitions, the existing contacts of these emails
+   * (with list ids and suppression) and the suppressions of these emails. Runs after lockEmails,
+   * in its own statement, so its snapshot already sees every write the locks waited for.
+   */
+  async readRuleContext(tx: SqlClient, organizationId: string, emails: string[], requestedListIds: string[]): Promise<RuleContext> {
+    // An id PostgreSQL cannot be sent (U+0000, lone surrogate) names no list anyway.
+    const listIds = requestedListIds.filter(isStorableText);
+    const { rows } = await tx.query<RuleContextRow>({
+      name: 'contacts.read-rule-context',
+      text: `SELECT
+        ARRAY(SELECT l.id FROM lists l
+              WHERE l.organization_id = $1 AND NOT l.archived AND l.id = ANY($3::text[])
+        ) AS active_list_ids,
+        (SELECT COALESCE(json_agg(json_build_object('key', f.key, 'type', f.type, 'required', f.required,
+                                                    'defaultValue', f.default_value, 'options', f.options)
+                                  ORDER BY f.created_at, f.key), '[]'::json)
+         FROM custom_fields f WHERE f.organization_id = $1) AS custom_fields,
+        (SELECT COALESCE(json_agg(c), '[]'::json) FROM (${CONTACT_ROWS}) AS c) AS contacts,
+        (SELECT COALESCE(json_agg(json_build_object('email', s.email, 'reason', s.reason)), '[]'::json)
+         FROM suppressions s
+         WHERE s.organization_id = $1 AND s.email = ANY($2::text[])) AS suppressions`,
+      values: [organizationId, emails, listIds],
+    });
+    const [row] = rows;
     const contacts = parsedJson<ContactRow[]>(row.contacts);
     const definitions = parsedJson<CustomFieldDefinitionRow[]>(row.custom_fields).map(toCustomFieldDefinition);
     const suppressions = parsedJson<Array<{ email: string; reason: SuppressionReason }>>(row.suppressions);
@@ -182,7 +202,7 @@ export interface MembershipWrite {
   newContact: boolean;
 }
 
-export interface RuleContextRow {
+interface RuleContextRow {
   active_list_ids: string[];
   custom_fields: unknown;
   contacts: unknown;
@@ -206,39 +226,6 @@ const CONTACT_ROWS = `
              WHERE s.organization_id = c.organization_id AND s.email = c.email) AS suppression_reason
     FROM contacts c
     WHERE c.organization_id = $1 AND c.email = ANY($2::text[])`;
-
-const LOCK_EMAILS = `SELECT count(*)::int AS locked FROM (
-        SELECT pg_advisory_xact_lock(k) FROM (
-          SELECT DISTINCT hashtextextended($1 || ':' || e, 0) AS k
-          FROM unnest($2::text[]) AS e
-          ORDER BY k
-        ) AS keys
-      ) AS locks`;
-
-const READ_RULE_CONTEXT = `SELECT
-        ARRAY(SELECT l.id FROM lists l
-              WHERE l.organization_id = $1 AND NOT l.archived AND l.id = ANY($3::text[])
-        ) AS active_list_ids,
-        (SELECT COALESCE(json_agg(json_build_object('key', f.key, 'type', f.type, 'required', f.required,
-                                                    'defaultValue', f.default_value, 'options', f.options)
-                                  ORDER BY f.created_at, f.key), '[]'::json)
-         FROM custom_fields f WHERE f.organization_id = $1) AS custom_fields,
-        (SELECT COALESCE(json_agg(c), '[]'::json) FROM (${CONTACT_ROWS}) AS c) AS contacts,
-        (SELECT COALESCE(json_agg(json_build_object('email', s.email, 'reason', s.reason)), '[]'::json)
-         FROM suppressions s
-         WHERE s.organization_id = $1 AND s.email = ANY($2::text[])) AS suppressions`;
-
-/**
- * `text` with each $n replaced by values[n-1] as an escaped literal (strings, and text arrays in
- * PostgreSQL's array syntax): for the simple protocol, which carries no parameters. The texts
- * above hold no other `$`.
- */
-function inlineValues(text: string, values: Array<string | string[]>): string {
-  return text.replace(/\$(\d+)/g, (_, n: string) => {
-    const value = values[Number(n) - 1];
-    return escapeLiteral(typeof value === 'string' ? value : (prepareValue(value) as string));
-  });
-}
 
 /** json columns arrive parsed or as text, depending on the driver path. */
 function parsedJson<T>(value: unknown): T {

@@ -87,19 +87,13 @@ export class Database implements OnModuleDestroy {
    * is asked of the database (pg_xact_status) instead of guessed: committed → the result stands;
    * aborted → 503; unknowable (database unreachable) → the error stays (500, outcome unknown).
    */
-  async transaction<T>(work: (tx: SqlClient, opened: QueryResultRow[][]) => Promise<T>, opening?: string): Promise<T> {
+  async transaction<T>(work: (tx: SqlClient) => Promise<T>): Promise<T> {
     return this.withClient(async (client, state) => {
+      const begun = (await client.query(BEGIN_WITH_XID)) as unknown as Array<{ rows: Array<{ xid: string }> }>;
+      const xid = begun[1].rows[0].xid;
       let committed = false;
       try {
-        // One round trip: BEGIN, the transaction id and the caller's `opening` statements (simple
-        // protocol; each statement gets its own snapshot). Their rows go to `work`.
-        const message = opening ? `${BEGIN_WITH_XID}; ${opening}` : BEGIN_WITH_XID;
-        const begun = (await client.query(message)) as unknown as Array<{ rows: QueryResultRow[] }>;
-        const xid = (begun[1].rows[0] as { xid: string }).xid;
-        const result = await work(
-          client,
-          begun.slice(2).map((r) => r.rows),
-        );
+        const result = await work(client);
         // The connection died after the last statement: COMMIT cannot be sent, nothing was committed.
         if (state.lost) throw state.lost;
         state.commitInFlight = true;

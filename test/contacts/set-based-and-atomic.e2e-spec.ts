@@ -78,7 +78,7 @@ describe('contacts pipeline: set-based and atomic', () => {
     expect(hook).toHaveBeenCalledTimes(1);
   });
 
-  it('list ids are inlined as escaped literals in the opening message: quotes, backslashes and braces are data', async () => {
+  it('list ids holding quotes, backslashes, braces and placeholders are data (INVALID_LIST), never SQL', async () => {
     const c = await setUpCaller(app.t);
     const hostile = [`x'); DROP TABLE contacts; --`, 'a\\b"c', '{a,b}', 'é,\'"{}\\', '$1'];
     const res = await c.postBatch({ contacts: [{ email: 'quoted@example.com', listIds: [c.list.id, ...hostile] }] });

@@ -16,7 +16,7 @@ describe('warm-up before listening', () => {
     expect(pool.totalCount).toBe(4);
     const prepared = await t.app.get(Database).query<{ name: string }>('SELECT name FROM pg_prepared_statements ORDER BY name');
     expect(prepared.map((row) => row.name)).toEqual(
-      expect.arrayContaining(['api-keys.find-by-hash', 'contacts.find-by-email']),
+      expect.arrayContaining(['api-keys.find-by-hash', 'contacts.find-by-email', 'contacts.lock-emails', 'contacts.read-rule-context']),
     );
   });
 

@@ -28,14 +28,19 @@ export class FaultDatabase {
     const port = await freePort();
     const serverUrl = `postgresql://postgres:postgres@127.0.0.1:${port}/postgres`;
     const db = new FaultDatabase(path.join(parent, 'pg'), port, databaseUrlOn(serverUrl, 'faults'), serverUrl);
-    await db.startServer();
-    await ensureDatabase(serverUrl, 'faults');
-    await db.withClient(async (client) => {
-      const folder = path.join(PROJECT_ROOT, 'prisma', 'migrations');
-      for (const name of readdirSync(folder).filter((entry) => /^\d/.test(entry)).sort()) {
-        await client.query(readFileSync(path.join(folder, name, 'migration.sql'), 'utf8'));
-      }
-    });
+    try {
+      await db.startServer();
+      await ensureDatabase(serverUrl, 'faults');
+      await db.withClient(async (client) => {
+        const folder = path.join(PROJECT_ROOT, 'prisma', 'migrations');
+        for (const name of readdirSync(folder).filter((entry) => /^\d/.test(entry)).sort()) {
+          await client.query(readFileSync(path.join(folder, name, 'migration.sql'), 'utf8'));
+        }
+      });
+    } catch (error) {
+      await db.destroy(); // no server or folder left behind
+      throw error;
+    }
     return db;
   }
 
