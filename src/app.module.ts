@@ -10,7 +10,7 @@ import { loggerParams } from './common/logging';
 import { BrokenPathEncodingGuard } from './http-body/path-encoding';
 import { APP_CONFIG, type AppConfig } from './config/app-config';
 import { DatabaseModule } from './database/database.module';
-import { DomainErrorFilter } from './errors/domain-error.filter';
+import { RequestErrorFilter } from './errors/request-error.filter';
 import { HealthModule } from './health/health.module';
 import { JsonBodyInterceptor } from './http-body/json-body.interceptor';
 import { ListsModule } from './lists/lists.module';
@@ -51,7 +51,7 @@ export class AppModule {
         { provide: APP_GUARD, useClass: UnmetExpectationGuard }, // so does an Expect other than 100-continue
         { provide: APP_INTERCEPTOR, useClass: JsonBodyInterceptor },
         { provide: APP_PIPE, useClass: RequestValidationPipe }, // request DTOs (class-validator)
-        { provide: APP_FILTER, useClass: DomainErrorFilter },
+        { provide: APP_FILTER, useClass: RequestErrorFilter },
       ],
       exports: [APP_CONFIG],
     };

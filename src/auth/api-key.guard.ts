@@ -2,14 +2,14 @@ import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { Request } from 'express';
 import { IS_PUBLIC } from '../common/public.decorator';
-import { DomainError } from '../errors/domain-error';
+import { RequestError } from '../errors/request-error';
 import { RequestErrorCode } from '../errors/error-codes';
 import { ApiKeyRepository } from './api-key.repository';
 import type { AuthenticatedRequest } from './authenticated-request';
 
 /** One message for every failure, so the answer never tells which check failed. */
 const INVALID_KEY = () =>
-  new DomainError(RequestErrorCode.INVALID_API_KEY, 'A valid API key is required', {
+  new RequestError(RequestErrorCode.INVALID_API_KEY, 'A valid API key is required', {
     'WWW-Authenticate': 'Bearer',
   });
 

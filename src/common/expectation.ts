@@ -1,6 +1,6 @@
 import { CanActivate, Injectable, type ExecutionContext } from '@nestjs/common';
 import type { IncomingMessage } from 'node:http';
-import { invalidRequest } from '../errors/domain-error';
+import { invalidRequest } from '../errors/request-error';
 
 type FlaggedRequest = IncomingMessage & { unmetExpectation?: boolean };
 

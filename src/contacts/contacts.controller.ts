@@ -13,7 +13,7 @@ import {
   CLIENT_REQUEST_ID_PATTERN,
   schemaRef,
 } from '../docs/openapi.decorators';
-import { DomainError } from '../errors/domain-error';
+import { RequestError } from '../errors/request-error';
 import { RequestErrorCode } from '../errors/error-codes';
 import { ClientRequestIdGuard, clientRequestIdOf } from '../requests/client-request-id';
 import type { Answer } from '../requests/stored-responses.repository';
@@ -62,7 +62,7 @@ const PostDocs = () =>
   );
 
 const contactNotFound = () =>
-  new DomainError(RequestErrorCode.CONTACT_NOT_FOUND, 'No contact with this email in this organization');
+  new RequestError(RequestErrorCode.CONTACT_NOT_FOUND, 'No contact with this email in this organization');
 
 @ApiTags('Contacts')
 @ApiKeyAuth()
@@ -164,7 +164,7 @@ export class ContactsController {
   @ApiExcludeEndpoint() // answers only 404 NOT_FOUND
   @Get('batch')
   batchIsNotReadable(@Req() req: Request): never {
-    throw new DomainError(RequestErrorCode.NOT_FOUND, `No route for ${req.method} ${req.path}`);
+    throw new RequestError(RequestErrorCode.NOT_FOUND, `No route for ${req.method} ${req.path}`);
   }
 
   /** Express has already percent-decoded the email; broken encoding never reaches here (400). */

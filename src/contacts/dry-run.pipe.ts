@@ -1,5 +1,5 @@
 import { Injectable, type PipeTransform } from '@nestjs/common';
-import { invalidRequest } from '../errors/domain-error';
+import { invalidRequest } from '../errors/request-error';
 
 /** `?dryRun=true|false`; absent is false, anything else (a repeated parameter too) is a request error. */
 export function parseDryRun(value: unknown): boolean {

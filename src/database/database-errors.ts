@@ -1,4 +1,4 @@
-import { DomainError } from '../errors/domain-error';
+import { RequestError } from '../errors/request-error';
 import { RequestErrorCode } from '../errors/error-codes';
 
 /** Seconds a caller is told to wait after a 503 (the pool replaces dead connections at once). */
@@ -38,8 +38,8 @@ export function isUnavailable(error: unknown): boolean {
   return typeof code === 'string' && UNAVAILABLE_SQLSTATES.has(code);
 }
 
-export function serviceUnavailable(cause: unknown): DomainError {
-  const error = new DomainError(RequestErrorCode.SERVICE_UNAVAILABLE, 'The database cannot serve right now; retry later', {
+export function serviceUnavailable(cause: unknown): RequestError {
+  const error = new RequestError(RequestErrorCode.SERVICE_UNAVAILABLE, 'The database cannot serve right now; retry later', {
     'Retry-After': String(DATABASE_RETRY_AFTER_SECONDS),
   });
   error.cause = cause;
@@ -52,7 +52,7 @@ export function serviceUnavailable(cause: unknown): DomainError {
  * unknown: the error stays what it is (500 INTERNAL_ERROR, never "retry, nothing was written").
  */
 export function classifyDatabaseError(error: unknown, commitInFlight: boolean): unknown {
-  if (error instanceof DomainError) return error;
+  if (error instanceof RequestError) return error;
   if (commitInFlight) return error;
   return isUnavailable(error) ? serviceUnavailable(error) : error;
 }

@@ -5,7 +5,7 @@ import zlib from 'node:zlib';
 import type { Readable, Transform } from 'node:stream';
 import { from, Observable, switchMap } from 'rxjs';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
-import { DomainError, invalidRequest } from '../errors/domain-error';
+import { RequestError, invalidRequest } from '../errors/request-error';
 import { RequestErrorCode } from '../errors/error-codes';
 
 /** Contract section 1: 1 MB read as 1 MiB of decoded body. */
@@ -104,9 +104,9 @@ function readLimited(req: Request, stream: Readable, timeoutMs: number): Promise
     let settled = false;
     const timer = setTimeout(() => {
       req.pause();
-      finish(new DomainError(RequestErrorCode.REQUEST_TIMEOUT, `Request body was not received within ${timeoutMs} ms`));
+      finish(new RequestError(RequestErrorCode.REQUEST_TIMEOUT, `Request body was not received within ${timeoutMs} ms`));
     }, timeoutMs);
-    const finish = (outcome: Buffer | 'too-large' | DomainError) => {
+    const finish = (outcome: Buffer | 'too-large' | RequestError) => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
@@ -115,7 +115,7 @@ function readLimited(req: Request, stream: Readable, timeoutMs: number): Promise
         req.unpipe(stream as Transform); // a decompressor (the only other stream)
         stream.destroy();
       }
-      if (outcome instanceof DomainError) reject(outcome);
+      if (outcome instanceof RequestError) reject(outcome);
       else resolve(outcome);
     };
     const onData = (chunk: Buffer) => {
@@ -136,4 +136,4 @@ function readLimited(req: Request, stream: Readable, timeoutMs: number): Promise
 }
 
 const tooLarge = () =>
-  new DomainError(RequestErrorCode.PAYLOAD_TOO_LARGE, `Request body exceeds ${BODY_LIMIT_BYTES} bytes`);
+  new RequestError(RequestErrorCode.PAYLOAD_TOO_LARGE, `Request body exceeds ${BODY_LIMIT_BYTES} bytes`);

@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { normalizeIp } from '@nestjs/throttler';
 import type { NextFunction, Request, Response } from 'express';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
-import { DomainError } from '../errors/domain-error';
+import { RequestError } from '../errors/request-error';
 import { RequestErrorCode } from '../errors/error-codes';
 import { sendRequestError } from '../errors/send-request-error';
 import { MetricsService } from '../metrics/metrics.service';
@@ -51,7 +51,7 @@ export class IpRateLimitMiddleware {
     const record = await this.store.increment(`ip:${ip}`, this.config.RATE_WINDOW_SECONDS * 1000, this.config.IP_RATE_LIMIT, 0, 'ip');
     if (!record.isBlocked) return true;
     this.metrics.rateLimitRefused('ip');
-    const refusal = new DomainError(RequestErrorCode.RATE_LIMIT_EXCEEDED, rateLimitMessage(record.timeToBlockExpire), {
+    const refusal = new RequestError(RequestErrorCode.RATE_LIMIT_EXCEEDED, rateLimitMessage(record.timeToBlockExpire), {
       'Retry-After': String(record.timeToBlockExpire),
     });
     sendRequestError(req, res, refusal);

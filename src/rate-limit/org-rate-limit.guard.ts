@@ -4,7 +4,7 @@ import type { Request, Response } from 'express';
 import type { AuthenticatedRequest } from '../auth/authenticated-request';
 import { IS_PUBLIC } from '../common/public.decorator';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
-import { DomainError } from '../errors/domain-error';
+import { RequestError } from '../errors/request-error';
 import { RequestErrorCode } from '../errors/error-codes';
 import { MetricsService } from '../metrics/metrics.service';
 import { rateLimitMessage, setOrgRateLimitHeaders } from './rate-limit-headers';
@@ -40,7 +40,7 @@ export class OrgRateLimitGuard implements CanActivate {
     setOrgRateLimitHeaders(res, record, limit, windowSeconds);
     if (record.isBlocked) {
       this.metrics.rateLimitRefused('org');
-      throw new DomainError(RequestErrorCode.RATE_LIMIT_EXCEEDED, rateLimitMessage(record.timeToBlockExpire), {
+      throw new RequestError(RequestErrorCode.RATE_LIMIT_EXCEEDED, rateLimitMessage(record.timeToBlockExpire), {
         'Retry-After': String(record.timeToBlockExpire),
       });
     }

@@ -1,6 +1,6 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import { invalidRequest } from '../errors/domain-error';
+import { invalidRequest } from '../errors/request-error';
 
 /** Contract section 11, "Client request ids": a way to find an answer, not an idempotency key. */
 export const CLIENT_REQUEST_ID_HEADER = 'X-Client-Request-Id';

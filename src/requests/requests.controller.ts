@@ -4,7 +4,7 @@ import type { Request } from 'express';
 import type { CallerIdentity } from '../auth/authenticated-request';
 import { Caller } from '../auth/caller.decorator';
 import { requestIdOf } from '../common/request-id';
-import { DomainError, invalidRequest } from '../errors/domain-error';
+import { RequestError, invalidRequest } from '../errors/request-error';
 import { RequestErrorCode } from '../errors/error-codes';
 import { isValidClientRequestId } from './client-request-id';
 import { ApiAnswer, ApiKeyAuth, ApiRequestError, CLIENT_REQUEST_ID_PATTERN } from '../docs/openapi.decorators';
@@ -12,7 +12,7 @@ import { StoredResponseModel } from './dto/stored-response.dto';
 import { StoredResponsesRepository, type StoredAnswer } from './stored-responses.repository';
 
 const requestNotFound = () =>
-  new DomainError(RequestErrorCode.REQUEST_NOT_FOUND, 'No stored response for this request id in this organization');
+  new RequestError(RequestErrorCode.REQUEST_NOT_FOUND, 'No stored response for this request id in this organization');
 
 /** GET /api/v2/requests/{request_id}: what a POST of this organization answered (contract section 11). */
 @ApiTags('Contacts')

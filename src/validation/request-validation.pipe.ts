@@ -1,6 +1,6 @@
 import { type ArgumentMetadata, Injectable, ValidationPipe } from '@nestjs/common';
 import type { ValidationError } from 'class-validator';
-import { DomainError, invalidRequest } from '../errors/domain-error';
+import { RequestError, invalidRequest } from '../errors/request-error';
 import { RequestErrorCode } from '../errors/error-codes';
 import { KNOWN_KEYS_CONSTRAINT, UNKNOWN_KEYS } from './known-keys.decorator';
 import { copyForTransform } from './sent-object';
@@ -28,7 +28,7 @@ export function joinPath(parent: string, property: string): string {
  * in index order. Messages are written with `$path`, replaced here by the full path
  * (`contacts[3].listIds`, or `listIds` on the single endpoint).
  */
-export function requestErrorOf(errors: ValidationError[], parent = ''): DomainError | undefined {
+export function requestErrorOf(errors: ValidationError[], parent = ''): RequestError | undefined {
   const ordered = [...errors].sort((a, b) => Number(b.property === UNKNOWN_KEYS) - Number(a.property === UNKNOWN_KEYS));
   for (const error of ordered) {
     if (error.property === UNKNOWN_KEYS && error.constraints?.[KNOWN_KEYS_CONSTRAINT] !== undefined) {
@@ -39,7 +39,7 @@ export function requestErrorOf(errors: ValidationError[], parent = ''): DomainEr
     const [name, message] = Object.entries(error.constraints ?? {})[0] ?? [];
     if (name !== undefined && message !== undefined) {
       const code = (error.contexts?.[name] as ConstraintContext | undefined)?.code ?? RequestErrorCode.INVALID_REQUEST;
-      return new DomainError(code, message.replace(/\$path/g, path));
+      return new RequestError(code, message.replace(/\$path/g, path));
     }
     const nested = requestErrorOf(error.children ?? [], path);
     if (nested) return nested;

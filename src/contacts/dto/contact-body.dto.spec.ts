@@ -1,5 +1,5 @@
 import type { ArgumentMetadata } from '@nestjs/common';
-import { DomainError } from '../../errors/domain-error';
+import { RequestError } from '../../errors/request-error';
 import { RequestErrorCode } from '../../errors/error-codes';
 import { RequestValidationPipe } from '../../validation/request-validation.pipe';
 import { BATCH_LIMIT, type ContactInput } from '../contact-input.shape';
@@ -17,14 +17,14 @@ const parseSingleContactBody = async (body: unknown): Promise<ContactInput> => {
 const parseBatchBody = async (body: unknown) => ((await pipe.transform(body, asBody(BatchContactsDto))) as BatchContactsDto).contacts;
 
 /** The request-level error a call throws (fails the test when it throws nothing). */
-async function errorOf(call: () => unknown): Promise<DomainError> {
+async function errorOf(call: () => unknown): Promise<RequestError> {
   try {
     await call();
   } catch (error) {
-    if (error instanceof DomainError) return error;
+    if (error instanceof RequestError) return error;
     throw error;
   }
-  throw new Error('expected a DomainError');
+  throw new Error('expected a RequestError');
 }
 
 const contact = (extra: Record<string, unknown> = {}) => ({ email: 'a@example.com', listIds: ['l1'], ...extra });

@@ -1,24 +1,24 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger, NotFoundException } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { requestIdOf } from '../common/request-id';
-import { DomainError } from './domain-error';
+import { RequestError } from './request-error';
 import { RequestErrorCode } from './error-codes';
 import { sendRequestError } from './send-request-error';
 
 /**
  * The one place that renders request-level errors (contract section 8). Everything thrown on the
- * request path ends here; anything that is not a DomainError is logged in full and answered as
+ * request path ends here; anything that is not a RequestError is logged in full and answered as
  * 500 INTERNAL_ERROR with a message that carries no internals.
  */
 @Catch()
-export class DomainErrorFilter implements ExceptionFilter {
+export class RequestErrorFilter implements ExceptionFilter {
   private readonly logger = new Logger('Errors');
 
   catch(exception: unknown, host: ArgumentsHost): void {
     const http = host.switchToHttp();
     const req = http.getRequest<Request>();
     const res = http.getResponse<Response>();
-    const error = this.toDomainError(exception, req);
+    const error = this.toRequestError(exception, req);
 
     if (res.headersSent) {
       // Nothing more can be sent; make sure the connection does not hang.
@@ -28,17 +28,17 @@ export class DomainErrorFilter implements ExceptionFilter {
     sendRequestError(req, res, error);
   }
 
-  private toDomainError(exception: unknown, req: Request): DomainError {
-    if (exception instanceof DomainError) return exception;
+  private toRequestError(exception: unknown, req: Request): RequestError {
+    if (exception instanceof RequestError) return exception;
     // Nest's router answers an unknown route (or a known path with another method) this way.
     if (exception instanceof NotFoundException) {
-      return new DomainError(RequestErrorCode.NOT_FOUND, `No route for ${req.method} ${req.path}`);
+      return new RequestError(RequestErrorCode.NOT_FOUND, `No route for ${req.method} ${req.path}`);
     }
     if (exception instanceof HttpException && exception.getStatus() < 500) {
       // Framework-raised client errors (none are expected on our routes) keep their meaning.
-      return new DomainError(RequestErrorCode.INVALID_REQUEST, exception.message);
+      return new RequestError(RequestErrorCode.INVALID_REQUEST, exception.message);
     }
     this.logger.error({ err: exception, requestId: requestIdOf(req) }, 'Unhandled error');
-    return new DomainError(RequestErrorCode.INTERNAL_ERROR, 'The server failed to process the request');
+    return new RequestError(RequestErrorCode.INTERNAL_ERROR, 'The server failed to process the request');
   }
 }

@@ -2,9 +2,9 @@ import { RequestErrorCode, httpStatusOf } from './error-codes';
 
 /**
  * A request-level error: thrown anywhere on the request path, rendered by the global
- * DomainErrorFilter as `{ request_id, error: { code, message } }`.
+ * RequestErrorFilter as `{ request_id, error: { code, message } }`.
  */
-export class DomainError extends Error {
+export class RequestError extends Error {
   constructor(
     readonly code: RequestErrorCode,
     message: string,
@@ -12,7 +12,7 @@ export class DomainError extends Error {
     readonly headers: Record<string, string> = {},
   ) {
     super(message);
-    this.name = 'DomainError';
+    this.name = 'RequestError';
   }
 
   get status(): number {
@@ -20,4 +20,4 @@ export class DomainError extends Error {
   }
 }
 
-export const invalidRequest = (message: string) => new DomainError(RequestErrorCode.INVALID_REQUEST, message);
+export const invalidRequest = (message: string) => new RequestError(RequestErrorCode.INVALID_REQUEST, message);
