@@ -26,7 +26,7 @@ async function main(argv: string[]): Promise<number> {
   const { PrismaPg } = require('@prisma/adapter-pg') as typeof import('@prisma/adapter-pg');
   const { PrismaClient } = require('../generated/prisma/client') as typeof import('../generated/prisma/client');
   const { openAdminDatabase } = require('./admin-database') as typeof import('./admin-database');
-  const { pendingMigrations } = require('./migration-state') as typeof import('./migration-state');
+  const { pendingMigrations } = require('../database/migrations') as typeof import('../database/migrations');
   const { applyMigrations } = require('../database/migrations') as typeof import('../database/migrations');
   const { migrationFailureLine } = require('../database/start-errors') as typeof import('../database/start-errors');
   /* eslint-enable @typescript-eslint/no-require-imports */

@@ -18,7 +18,7 @@ import { applyMigrations } from '../database/migrations';
 import { EmbeddedPostgresError } from '../database/postgres-process';
 import { PROJECT_ROOT } from '../database/project-root';
 import { openAdminDatabase } from './admin-database';
-import { pendingMigrations } from './migration-state';
+import { pendingMigrations } from '../database/migrations';
 
 /** Prisma 7's Studio works offline with a plain database URL (checked on 7.10.1). */
 const STUDIO_PRISMA_VERSION = '7.10.1';
