@@ -49,6 +49,8 @@ interface Scenario {
   /** The statements that took the most database time (pg_stat_statements): text, calls, mean ms. */
   topStatements?: Array<{ query: string; calls: number; meanMs: number }>;
   peakRssMiB: number | null;
+  /** The service process's CPU time (user + system, /proc) per request: steadier than rates on a shared machine. */
+  serviceCpuMsPerRequest?: number | null;
   status5xx: number;
   statuses: Record<string, number>;
 }
@@ -228,6 +230,8 @@ interface Service {
   secondsToReady: number;
   peakRssMiB(): number | null;
   sampleRss(): number | null;
+  /** CPU seconds (user + system) the service has used so far, from /proc; null elsewhere. */
+  cpuSeconds(): number | null;
   stop(): Promise<void>;
 }
 
@@ -246,7 +250,9 @@ async function runHttp(
   await stats.reset();
   let peakRss = 0;
   const sampler = setInterval(() => (peakRss = Math.max(peakRss, service.sampleRss() ?? 0)), 200);
+  const cpuBefore = service.cpuSeconds();
   const run = await cannon(service, fx, connections, seconds, next);
+  const cpuAfter = service.cpuSeconds();
   clearInterval(sampler);
   const counted = await stats.read();
   const requests = run.latencies.length;
@@ -261,6 +267,7 @@ async function runHttp(
     transactionsPerRequest: round(counted.transactions / requests, 2),
     topStatements: counted.top,
     peakRssMiB: peakRss ? round(peakRss / 1024, 1) : null,
+    serviceCpuMsPerRequest: cpuBefore === null || cpuAfter === null ? null : round(((cpuAfter - cpuBefore) * 1000) / requests, 3),
     status5xx: Object.entries(run.statuses)
       .filter(([status]) => status.startsWith('5'))
       .reduce((sum, [, n]) => sum + n, 0),
@@ -646,6 +653,15 @@ async function startService(url: string): Promise<Service> {
     port,
     secondsToReady,
     sampleRss: () => status('VmRSS'),
+    cpuSeconds: () => {
+      try {
+        // Fields 14 and 15 of /proc/<pid>/stat (utime, stime), in clock ticks (100 per second on Linux).
+        const fields = readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1].split(' ');
+        return (Number(fields[11]) + Number(fields[12])) / 100;
+      } catch {
+        return null;
+      }
+    },
     peakRssMiB: () => {
       const kb = status('VmHWM');
       return kb === null ? null : round(kb / 1024, 1);
