@@ -621,7 +621,7 @@ async function startService(url: string): Promise<Service> {
       DATABASE_URL: url,
       PORT: String(port),
       HOST: '127.0.0.1',
-      LOG_LEVEL: 'warn',
+      LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'warn', // info: what production logs (a line per request)
       ORG_RATE_LIMIT: '100000000',
       IP_RATE_LIMIT: '100000000',
       REDIS_URL: '',
