@@ -7,7 +7,8 @@
  * with pg_stat_statements preloaded (statements per request). Fixtures are made with the admin
  * code (src/admin). Environment: BENCH_SECONDS (10) and BENCH_WARMUP_SECONDS (2) per scenario,
  * BENCH_BATCH_CONNECTIONS (4), BENCH_SINGLE_CONNECTIONS (16), BENCH_SKIP_BUILD=1, BENCH_NODE_ARGS (service's
- * node flags, e.g. --cpu-prof).
+ * node flags, e.g. --cpu-prof), BENCH_ONLY (comma-separated scenario names, e.g. singleCreate,rawSingle),
+ * BENCH_SWEEP_CONNECTIONS (1,2,4,8,16,32) and BENCH_SWEEP_SECONDS (5) for the batchCreate saturation sweep.
  * Exits 1 if any request was answered 5xx.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
@@ -48,6 +49,8 @@ interface Scenario {
   /** The statements that took the most database time (pg_stat_statements): text, calls, mean ms. */
   topStatements?: Array<{ query: string; calls: number; meanMs: number }>;
   peakRssMiB: number | null;
+  /** The service process's CPU time (user + system, /proc) per request: steadier than rates on a shared machine. */
+  serviceCpuMsPerRequest?: number | null;
   status5xx: number;
   statuses: Record<string, number>;
 }
@@ -88,33 +91,56 @@ async function main(): Promise<void> {
   };
   let failed5xx: number;
   try {
+    // BENCH_ONLY=singleCreate,rawSingle runs only those scenarios (profiling one path).
+    const only = new Set((process.env.BENCH_ONLY ?? '').split(',').filter(Boolean));
+    const wanted = (name: string) => only.size === 0 || only.has(name);
+    const scenarios: Scenario[] = [];
     // Cold start: the first 5 s of single creates right after ready, before any other load.
-    const cold = await runHttp(service, stats, fx, 'coldFirst5s', SINGLE_CONNECTIONS, 5, 0, singleCreate(fx));
-    const scenarios: Scenario[] = [cold];
-    scenarios.push(await runHttp(service, stats, fx, 'batchCreate', BATCH_CONNECTIONS, SECONDS, WARMUP_SECONDS, batchCreate(fx)));
+    if (wanted('coldFirst5s')) scenarios.push(await runHttp(service, stats, fx, 'coldFirst5s', SINGLE_CONNECTIONS, 5, 0, singleCreate(fx)));
+    if (wanted('batchCreate')) {
+      scenarios.push(await runHttp(service, stats, fx, 'batchCreate', BATCH_CONNECTIONS, SECONDS, WARMUP_SECONDS, batchCreate(fx)));
+    }
     const overwriteEmails = await seedOverwriteContacts(service, fx);
-    scenarios.push(
-      await runHttp(service, stats, fx, 'batchOverwrite', BATCH_CONNECTIONS, SECONDS, WARMUP_SECONDS, batchOverwrite(fx, overwriteEmails)),
-    );
-    scenarios.push(await runHttp(service, stats, fx, 'batchMixed', BATCH_CONNECTIONS, SECONDS, WARMUP_SECONDS, batchMixed(fx)));
-    scenarios.push(await runHttp(service, stats, fx, 'singleCreate', SINGLE_CONNECTIONS, SECONDS, WARMUP_SECONDS, singleCreate(fx)));
-    scenarios.push(
-      await runHttp(service, stats, fx, 'singleUnchanged', SINGLE_CONNECTIONS, SECONDS, WARMUP_SECONDS, singleUnchanged(fx, overwriteEmails)),
-    );
-    scenarios.push(await runRaw(db.url, stats, fx, 'rawBatch', BATCH_CONNECTIONS, rawBatch));
-    scenarios.push(await runRaw(db.url, stats, fx, 'rawSingle', SINGLE_CONNECTIONS, rawSingle));
-    const by = (name: string) => scenarios.find((s) => s.name === name) as Scenario;
-
-    result.coldStart = {
-      secondsToReady: service.secondsToReady,
-      first5s: { rps: cold.perSecond, p99: cold.p99 },
-      steady: { rps: by('singleCreate').perSecond, p99: by('singleCreate').p99 },
-      rateRatio: round(cold.perSecond / by('singleCreate').perSecond, 2),
-      p99Ratio: round(cold.p99 / by('singleCreate').p99, 2),
+    if (wanted('batchOverwrite')) {
+      scenarios.push(
+        await runHttp(service, stats, fx, 'batchOverwrite', BATCH_CONNECTIONS, SECONDS, WARMUP_SECONDS, batchOverwrite(fx, overwriteEmails)),
+      );
+    }
+    if (wanted('batchMixed')) {
+      scenarios.push(await runHttp(service, stats, fx, 'batchMixed', BATCH_CONNECTIONS, SECONDS, WARMUP_SECONDS, batchMixed(fx)));
+    }
+    if (wanted('singleCreate')) {
+      scenarios.push(await runHttp(service, stats, fx, 'singleCreate', SINGLE_CONNECTIONS, SECONDS, WARMUP_SECONDS, singleCreate(fx)));
+    }
+    if (wanted('singleUnchanged')) {
+      scenarios.push(
+        await runHttp(service, stats, fx, 'singleUnchanged', SINGLE_CONNECTIONS, SECONDS, WARMUP_SECONDS, singleUnchanged(fx, overwriteEmails)),
+      );
+    }
+    if (wanted('batchSweep')) result.batchSweep = await runSweep(service, stats, fx, scenarios);
+    if (wanted('rawBatch')) scenarios.push(await runRaw(db.url, stats, fx, 'rawBatch', BATCH_CONNECTIONS, rawBatch));
+    if (wanted('rawSingle')) scenarios.push(await runRaw(db.url, stats, fx, 'rawSingle', SINGLE_CONNECTIONS, rawSingle));
+    const by = (name: string) => scenarios.find((s) => s.name === name);
+    const ratio = (a: string, b: string) => {
+      const x = by(a);
+      const y = by(b);
+      return x && y ? round(x.perSecond / y.perSecond, 3) : null;
     };
-    result.scenarios = Object.fromEntries(scenarios.filter((s) => s.name !== 'coldFirst5s').map((s) => [s.name, s]));
-    result.ratioToRaw = round(by('batchCreate').perSecond / by('rawBatch').perSecond, 3);
-    result.singleRatioToRaw = round(by('singleCreate').perSecond / by('rawSingle').perSecond, 3);
+
+    const cold = by('coldFirst5s');
+    const steady = by('singleCreate');
+    if (cold && steady) {
+      result.coldStart = {
+        secondsToReady: service.secondsToReady,
+        first5s: { rps: cold.perSecond, p99: cold.p99 },
+        steady: { rps: steady.perSecond, p99: steady.p99 },
+        rateRatio: round(cold.perSecond / steady.perSecond, 2),
+        p99Ratio: round(cold.p99 / steady.p99, 2),
+      };
+    }
+    result.scenarios = Object.fromEntries(scenarios.filter((s) => s.name !== 'coldFirst5s' && !s.name.startsWith('batchSweep-')).map((s) => [s.name, s]));
+    result.ratioToRaw = ratio('batchCreate', 'rawBatch');
+    result.singleRatioToRaw = ratio('singleCreate', 'rawSingle');
 
     if (EXISTING > 0) {
       log(`loading ${EXISTING} existing contacts (set-based) and running the batch scenarios again`);
@@ -126,7 +152,7 @@ async function main(): Promise<void> {
       result.existing = {
         contacts: EXISTING,
         scenarios: Object.fromEntries(scaled.map((s) => [s.name, s])),
-        batchCreateRatioToEmpty: round(scaled[0].perSecond / by('batchCreate').perSecond, 3),
+        batchCreateRatioToEmpty: by('batchCreate') ? round(scaled[0].perSecond / (by('batchCreate') as Scenario).perSecond, 3) : null,
       };
       scenarios.push(...scaled);
     }
@@ -204,6 +230,8 @@ interface Service {
   secondsToReady: number;
   peakRssMiB(): number | null;
   sampleRss(): number | null;
+  /** CPU seconds (user + system) the service has used so far, from /proc; null elsewhere. */
+  cpuSeconds(): number | null;
   stop(): Promise<void>;
 }
 
@@ -222,7 +250,9 @@ async function runHttp(
   await stats.reset();
   let peakRss = 0;
   const sampler = setInterval(() => (peakRss = Math.max(peakRss, service.sampleRss() ?? 0)), 200);
+  const cpuBefore = service.cpuSeconds();
   const run = await cannon(service, fx, connections, seconds, next);
+  const cpuAfter = service.cpuSeconds();
   clearInterval(sampler);
   const counted = await stats.read();
   const requests = run.latencies.length;
@@ -237,6 +267,7 @@ async function runHttp(
     transactionsPerRequest: round(counted.transactions / requests, 2),
     topStatements: counted.top,
     peakRssMiB: peakRss ? round(peakRss / 1024, 1) : null,
+    serviceCpuMsPerRequest: cpuBefore === null || cpuAfter === null ? null : round(((cpuAfter - cpuBefore) * 1000) / requests, 3),
     status5xx: Object.entries(run.statuses)
       .filter(([status]) => status.startsWith('5'))
       .reduce((sum, [, n]) => sum + n, 0),
@@ -273,6 +304,39 @@ async function cannon(service: Service, fx: Fixtures, connections: number, secon
     });
   });
   return { latencies, statuses, contactsPerRequest, seconds: (Date.now() - started) / 1000 };
+}
+
+const SWEEP_CONNECTIONS = (process.env.BENCH_SWEEP_CONNECTIONS ?? '1,2,4,8,16,32').split(',').map(Number);
+const SWEEP_SECONDS = Number(process.env.BENCH_SWEEP_SECONDS ?? 5);
+
+/**
+ * batchCreate at rising connection counts (closed loop: each connection sends its next batch when
+ * the last one is answered). Saturation = the fewest connections reaching 90% of the peak rate;
+ * "holds" = the rate at the most connections is still ≥ 80% of the peak (no collapse).
+ * Each level's scenario is pushed into `scenarios` (so its 5xx count), named batchSweep-cN.
+ */
+async function runSweep(service: Service, stats: StatementStats, fx: Fixtures, scenarios: Scenario[]) {
+  const points: Array<{ connections: number; contactsPerSecond: number; p50: number; p99: number; status5xx: number }> = [];
+  for (const connections of SWEEP_CONNECTIONS) {
+    const point = await runHttp(service, stats, fx, `batchSweep-c${connections}`, connections, SWEEP_SECONDS, 1, batchCreate(fx));
+    scenarios.push(point);
+    points.push({ connections, contactsPerSecond: point.perSecond, p50: point.p50, p99: point.p99, status5xx: point.status5xx });
+  }
+  const peak = Math.max(...points.map((p) => p.contactsPerSecond));
+  const saturating = points.find((p) => p.contactsPerSecond >= 0.9 * peak) as (typeof points)[number];
+  // Half the saturating load: the level with half its connections (or the nearest below).
+  const half = [...points].reverse().find((p) => p.connections <= Math.max(1, saturating.connections / 2)) ?? points[0];
+  const last = points[points.length - 1];
+  return {
+    seconds: SWEEP_SECONDS,
+    points,
+    peakContactsPerSecond: peak,
+    saturatingConnections: saturating.connections,
+    halfLoad: { connections: half.connections, contactsPerSecond: half.contactsPerSecond, p99: half.p99 },
+    p99AtHalfLoadMet: half.p99 <= 50,
+    beyondSaturation: { connections: last.connections, ratioToPeak: round(last.contactsPerSecond / peak, 3), p99: last.p99 },
+    throughputHolds: last.contactsPerSecond >= 0.8 * peak,
+  };
 }
 
 function percentiles(latencies: number[]): { p50: number; p95: number; p99: number } {
@@ -557,7 +621,7 @@ async function startService(url: string): Promise<Service> {
       DATABASE_URL: url,
       PORT: String(port),
       HOST: '127.0.0.1',
-      LOG_LEVEL: 'warn',
+      LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'warn', // info: what production logs (a line per request)
       ORG_RATE_LIMIT: '100000000',
       IP_RATE_LIMIT: '100000000',
       REDIS_URL: '',
@@ -589,6 +653,15 @@ async function startService(url: string): Promise<Service> {
     port,
     secondsToReady,
     sampleRss: () => status('VmRSS'),
+    cpuSeconds: () => {
+      try {
+        // Fields 14 and 15 of /proc/<pid>/stat (utime, stime), in clock ticks (100 per second on Linux).
+        const fields = readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1].split(' ');
+        return (Number(fields[11]) + Number(fields[12])) / 100;
+      } catch {
+        return null;
+      }
+    },
     peakRssMiB: () => {
       const kb = status('VmHWM');
       return kb === null ? null : round(kb / 1024, 1);

@@ -8,6 +8,7 @@ import { brokenPathEncodingMiddleware } from './http-body/path-encoding';
 import { requestIdMiddleware } from './common/request-id';
 import { securityHeadersMiddleware } from './common/security-headers';
 import type { AppConfig } from './config/app-config';
+import type { DatabaseTarget } from './database/database.module';
 import { setupDocs } from './docs/setup-docs';
 import { answerClientError, answerConnect } from './errors/client-error';
 import { trackConnections } from './health/graceful-shutdown';
@@ -19,7 +20,7 @@ import { IpRateLimitMiddleware } from './rate-limit/ip-rate-limit.middleware';
  * Builds the application exactly as production runs it; main.ts and the e2e tests both use it,
  * so pipes, filters, guards and middleware are the same everywhere.
  */
-export async function createApp(config: AppConfig & { DATABASE_URL: string }): Promise<NestExpressApplication> {
+export async function createApp(config: AppConfig & DatabaseTarget): Promise<NestExpressApplication> {
   const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config), {
     bodyParser: false, // bodies are read after authentication, by JsonBodyInterceptor
     bufferLogs: true,

@@ -9,7 +9,7 @@ import { UnmetExpectationGuard } from './common/expectation';
 import { loggerParams } from './common/logging';
 import { BrokenPathEncodingGuard } from './http-body/path-encoding';
 import { APP_CONFIG, type AppConfig } from './config/app-config';
-import { DatabaseModule } from './database/database.module';
+import { DatabaseModule, type DatabaseTarget } from './database/database.module';
 import { RequestErrorFilter } from './errors/request-error.filter';
 import { HealthModule } from './health/health.module';
 import { JsonBodyInterceptor } from './http-body/json-body.interceptor';
@@ -27,7 +27,7 @@ import { RequestValidationPipe } from './validation/request-validation.pipe';
  */
 @Module({})
 export class AppModule {
-  static forRoot(config: AppConfig & { DATABASE_URL: string }): DynamicModule {
+  static forRoot(config: AppConfig & DatabaseTarget): DynamicModule {
     return {
       module: AppModule,
       global: true,

@@ -14,7 +14,7 @@ async function main(): Promise<void> {
     if (['info', 'debug', 'trace'].includes(config.LOG_LEVEL)) console.log(JSON.stringify({ level: 'info', msg: message }));
   };
   const database = await prepareDatabase(config, log);
-  const app = await createApp({ ...config, DATABASE_URL: database.url });
+  const app = await createApp({ ...config, DATABASE_URL: database.url, EMBEDDED_DATA_DIR: database.dataDir });
   try {
     await app.listen(config.PORT, config.HOST);
   } catch (error) {

@@ -7,6 +7,8 @@ export interface PreparedDatabase {
   url: string;
   /** True when this process runs the embedded server (and so seeds demo data). */
   embedded: boolean;
+  /** The embedded server's data folder (readiness checks it still exists); unset with DATABASE_URL. */
+  dataDir?: string;
   stop(): Promise<void>;
 }
 
@@ -38,7 +40,7 @@ export async function prepareDatabase(
     await ensureDatabase(server.serverUrl, EMBEDDED_DATABASE);
     const url = databaseUrlOn(server.serverUrl, EMBEDDED_DATABASE);
     await migrate(url);
-    return { url, embedded: true, stop: () => server.stop() };
+    return { url, embedded: true, dataDir: server.dataDir, stop: () => server.stop() };
   } catch (error) {
     await server.stop();
     throw error;

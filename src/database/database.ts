@@ -1,8 +1,13 @@
+import { existsSync } from 'node:fs';
+import path from 'node:path';
 import { Inject, Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
 import { Pool, type PoolClient, type QueryResultRow } from 'pg';
 import { classifyDatabaseError, isConnectionLost, serviceUnavailable } from './database-errors';
 
 export const DATABASE_OPTIONS = Symbol('DATABASE_OPTIONS');
+
+/** How stale the request path's view of the embedded data folder may be. */
+const DATA_FOLDER_CHECK_MS = 1000;
 
 interface TransactionState {
   commitInFlight: boolean;
@@ -21,6 +26,8 @@ export interface DatabaseOptions {
   connectTimeoutMs: number;
   statementTimeoutMs: number;
   idleInTransactionTimeoutMs: number;
+  /** The embedded server's data folder: readiness also checks that it still exists. */
+  dataDir?: string;
 }
 
 /**
@@ -68,6 +75,8 @@ export function createPool(options: DatabaseOptions): Pool {
 export class Database implements OnModuleDestroy {
   readonly pool: Pool;
   private readonly logger = new Logger('Database');
+  private dataFolderCheckedAt = 0;
+  private dataFolderFound = true;
 
   constructor(@Inject(DATABASE_OPTIONS) readonly options: DatabaseOptions) {
     this.pool = createPool(options);
@@ -139,6 +148,7 @@ export class Database implements OnModuleDestroy {
     work: (client: PoolClient, state: TransactionState) => Promise<T>,
     inTransaction: boolean,
   ): Promise<T> {
+    if (!this.dataFolderPresent(DATA_FOLDER_CHECK_MS)) throw serviceUnavailable(new Error('The embedded database data folder is gone'));
     let client: PoolClient;
     try {
       client = await this.pool.connect();
@@ -166,8 +176,26 @@ export class Database implements OnModuleDestroy {
     }
   }
 
+  /**
+   * The embedded server's data folder still holds PG_VERSION (always true with DATABASE_URL). A
+   * deleted folder does not fail open connections at once: SELECT 1 still answers and writes
+   * still commit into unlinked files, to be lost. Checked at most every `maxAgeMs` on the request
+   * path (one stat a second); readiness checks it every time.
+   */
+  private dataFolderPresent(maxAgeMs: number): boolean {
+    const dataDir = this.options.dataDir;
+    if (!dataDir) return true;
+    const now = Date.now();
+    if (now - this.dataFolderCheckedAt >= maxAgeMs) {
+      this.dataFolderCheckedAt = now;
+      this.dataFolderFound = existsSync(path.join(dataDir, 'PG_VERSION'));
+    }
+    return this.dataFolderFound;
+  }
+
   /** A bounded "can the database serve?" check, for /health/ready. */
   async ping(timeoutMs: number): Promise<boolean> {
+    if (!this.dataFolderPresent(0)) return false;
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<false>((resolve) => {
       timer = setTimeout(() => resolve(false), timeoutMs);

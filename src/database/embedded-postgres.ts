@@ -6,6 +6,8 @@ import { startPostgresProcess } from './postgres-process';
 export interface EmbeddedDatabase {
   /** URL of the server's `postgres` database; use `databaseUrl` for the service's own. */
   serverUrl: string;
+  /** The folder the server really runs on (may be a staged copy of `dataDir`, see postgres-process.ts). */
+  dataDir: string;
   stop(): Promise<void>;
 }
 
@@ -38,6 +40,7 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
   });
   return {
     serverUrl: databaseUrlOn(`postgresql://${USER}:${PASSWORD}@127.0.0.1:${options.port}/postgres`, 'postgres'),
+    dataDir: server.dataDir,
     stop: async () => {
       await server.stop();
       if (!options.persistent) {
