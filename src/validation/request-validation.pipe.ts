@@ -1,5 +1,5 @@
 import { type ArgumentMetadata, Injectable, ValidationPipe } from '@nestjs/common';
-import type { ValidationError } from 'class-validator';
+import { getMetadataStorage, type ValidationError } from 'class-validator';
 import { RequestError, invalidRequest } from '../errors/request-error';
 import { RequestErrorCode } from '../errors/error-codes';
 import { BEFORE_ENTRIES } from './before-entries';
@@ -21,6 +21,23 @@ export function joinPath(parent: string, property: string): string {
   if (/^\d+$/.test(property) && parent !== '') return `${parent}[${property}]`;
   if (!IDENTIFIER.test(property)) return `${parent}[${JSON.stringify(property)}]`;
   return parent === '' ? property : `${parent}.${property}`;
+}
+
+const earlyChecks = new WeakMap<object, boolean>();
+
+/**
+ * Whether a DTO class has BEFORE_ENTRIES checks besides the unknown keys (which the full validation
+ * reports first anyway): a DTO without them (the single contact) skips the early pass.
+ */
+function hasEarlyChecks(metatype: object): boolean {
+  let has = earlyChecks.get(metatype);
+  if (has === undefined) {
+    has = getMetadataStorage()
+      .getTargetValidationMetadatas(metatype as new () => unknown, '', false, false, [BEFORE_ENTRIES])
+      .some((metadata) => metadata.propertyName !== UNKNOWN_KEYS);
+    earlyChecks.set(metatype, has);
+  }
+  return has;
 }
 
 /**
@@ -84,13 +101,11 @@ export class RequestValidationPipe extends ValidationPipe {
     // A body that is not an object (null, an array, a scalar) is refused before any DTO is made.
     if (metadata.type !== 'body' || !this.toValidate(metadata)) return super.transform(value, metadata);
     if (!isPlainObject(value)) throw invalidRequest('Request body must be a JSON object');
-    // forbidUnknownValues off: a DTO with no check in the group passes here and is checked in full below.
-    const early = await this.validate(asSent(metadata.metatype!, value), {
-      ...this.validatorOptions,
-      forbidUnknownValues: false,
-      groups: [BEFORE_ENTRIES],
-    });
-    if (early.length > 0) throw this.exceptionFactory(early);
+    const metatype = metadata.metatype!;
+    if (hasEarlyChecks(metatype)) {
+      const early = await this.validate(asSent(metatype, value), { ...this.validatorOptions, groups: [BEFORE_ENTRIES] });
+      if (early.length > 0) throw this.exceptionFactory(early);
+    }
     return super.transform(copyForTransform(value), metadata);
   }
 
