@@ -1,4 +1,4 @@
-import { applyDecorators, Body, Controller, Get, Param, Post, Query, Req, Res, UseGuards } from '@nestjs/common';
+import { applyDecorators, Body, Controller, Get, Param, Post, Query, Req, Res, UseGuards, UseInterceptors } from '@nestjs/common';
 import { ApiExcludeEndpoint, ApiExtraModels, ApiHeader, ApiOperation, ApiParam, ApiQuery, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import type { CallerIdentity } from '../auth/authenticated-request';
@@ -20,7 +20,7 @@ import type { Answer } from '../requests/stored-responses.repository';
 import type { ContactInput } from './contact-input.shape';
 import { type ContactResult, renderBatchResponse, renderContact, renderSingleResponse } from './contact-results';
 import { ContactsRepository } from './contacts.repository';
-import { DryRunPipe } from './dry-run.pipe';
+import { DryRunCheck, DryRunPipe } from './dry-run.pipe';
 import { BatchContactsDto } from './dto/batch-contacts.dto';
 import {
   BatchResponseModel,
@@ -76,6 +76,7 @@ export class ContactsController {
 
   @Post()
   @UseGuards(ClientRequestIdGuard)
+  @UseInterceptors(DryRunCheck)
   @ApiOperation({
     operationId: 'upsertContact',
     summary: 'Create or update one contact',
@@ -109,6 +110,7 @@ export class ContactsController {
 
   @Post('batch')
   @UseGuards(ClientRequestIdGuard)
+  @UseInterceptors(DryRunCheck)
   @ApiOperation({
     operationId: 'syncContacts',
     summary: 'Create or update up to 50 contacts',

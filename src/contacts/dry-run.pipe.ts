@@ -1,4 +1,6 @@
-import { Injectable, type PipeTransform } from '@nestjs/common';
+import { type CallHandler, type ExecutionContext, Injectable, type NestInterceptor, type PipeTransform } from '@nestjs/common';
+import type { Request } from 'express';
+import type { Observable } from 'rxjs';
 import { invalidRequest } from '../errors/request-error';
 
 /** `?dryRun=true|false`; absent is false, anything else (a repeated parameter too) is a request error. */
@@ -8,10 +10,23 @@ export function parseDryRun(value: unknown): boolean {
   throw invalidRequest('dryRun must be true or false');
 }
 
-/** `@Query('dryRun', DryRunPipe)`: synchronous, so it refuses before the body's (async) validation does. */
+/** `@Query('dryRun', DryRunPipe)`: the value for the handler (DryRunCheck has refused a bad one already). */
 @Injectable()
 export class DryRunPipe implements PipeTransform<unknown, boolean> {
   transform(value: unknown): boolean {
     return parseDryRun(value);
+  }
+}
+
+/**
+ * Refuses a bad `?dryRun` before the body's shape (decisions: ?dryRun), after the body is read
+ * (route interceptors run after the global JsonBodyInterceptor) and before any pipe. Pipes of
+ * different parameters run concurrently, so a pipe alone cannot promise this order.
+ */
+@Injectable()
+export class DryRunCheck implements NestInterceptor {
+  intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
+    parseDryRun(context.switchToHttp().getRequest<Request>().query.dryRun);
+    return next.handle();
   }
 }

@@ -1,8 +1,9 @@
 import { type ArgumentMetadata, Injectable, ValidationPipe } from '@nestjs/common';
-import type { ValidationError } from 'class-validator';
+import { getMetadataStorage, type ValidationError } from 'class-validator';
 import { RequestError, invalidRequest } from '../errors/request-error';
 import { RequestErrorCode } from '../errors/error-codes';
-import { KNOWN_KEYS_CONSTRAINT, UNKNOWN_KEYS } from './known-keys.decorator';
+import { BEFORE_ENTRIES } from './before-entries';
+import { declaredKeys, KNOWN_KEYS_CONSTRAINT, UNKNOWN_KEYS, unknownKeysOf } from './known-keys.decorator';
 import { copyForTransform } from './sent-object';
 
 /** A DTO's validation context may name the request-level code of a failure (default INVALID_REQUEST). */
@@ -20,6 +21,35 @@ export function joinPath(parent: string, property: string): string {
   if (/^\d+$/.test(property) && parent !== '') return `${parent}[${property}]`;
   if (!IDENTIFIER.test(property)) return `${parent}[${JSON.stringify(property)}]`;
   return parent === '' ? property : `${parent}.${property}`;
+}
+
+const earlyChecks = new WeakMap<object, boolean>();
+
+/**
+ * Whether a DTO class has BEFORE_ENTRIES checks besides the unknown keys (which the full validation
+ * reports first anyway): a DTO without them (the single contact) skips the early pass.
+ */
+function hasEarlyChecks(metatype: object): boolean {
+  let has = earlyChecks.get(metatype);
+  if (has === undefined) {
+    has = getMetadataStorage()
+      .getTargetValidationMetadatas(metatype as new () => unknown, '', false, false, [BEFORE_ENTRIES])
+      .some((metadata) => metadata.propertyName !== UNKNOWN_KEYS);
+    earlyChecks.set(metatype, has);
+  }
+  return has;
+}
+
+/**
+ * The DTO as sent, for the BEFORE_ENTRIES checks: each declared property holds the value sent
+ * (nothing copied or transformed, so a 1 MiB array costs nothing here), UNKNOWN_KEYS the keys
+ * that @KnownKeysOnly refuses.
+ */
+function asSent(metatype: object, body: Record<string, unknown>): object {
+  const dto = Object.create((metatype as { prototype: object }).prototype) as Record<string, unknown>;
+  for (const key of declaredKeys(metatype)) if (Object.hasOwn(body, key)) dto[key] = body[key];
+  dto[UNKNOWN_KEYS] = unknownKeysOf(metatype, body);
+  return dto;
 }
 
 /**
@@ -51,7 +81,9 @@ export function requestErrorOf(errors: ValidationError[], parent = ''): RequestE
  * The one validation of request DTOs (registered globally): class-transformer makes the instance,
  * class-validator checks it, and the first failure is a request-level error rendered by the global
  * filter. `stopAtFirstError`: a property's first failing decorator wins (class-validator runs them
- * bottom-up) and its nested entries are not looked at then (a batch over 50 is refused unread).
+ * bottom-up) and its nested entries are not looked at then. Before the body is copied and
+ * transformed, the checks of group BEFORE_ENTRIES run on it as sent (a batch over 50 is refused
+ * without reading an entry).
  */
 @Injectable()
 export class RequestValidationPipe extends ValidationPipe {
@@ -69,6 +101,11 @@ export class RequestValidationPipe extends ValidationPipe {
     // A body that is not an object (null, an array, a scalar) is refused before any DTO is made.
     if (metadata.type !== 'body' || !this.toValidate(metadata)) return super.transform(value, metadata);
     if (!isPlainObject(value)) throw invalidRequest('Request body must be a JSON object');
+    const metatype = metadata.metatype!;
+    if (hasEarlyChecks(metatype)) {
+      const early = await this.validate(asSent(metatype, value), { ...this.validatorOptions, groups: [BEFORE_ENTRIES] });
+      if (early.length > 0) throw this.exceptionFactory(early);
+    }
     return super.transform(copyForTransform(value), metadata);
   }
 

@@ -5,10 +5,7 @@ describe('POST /api/v2/contacts/batch — results', () => {
   const app = bootApp();
   let org: Org;
   let list: string;
-  beforeEach(async () => {
-    org = await Org.create(app.t);
-    list = await org.list('Main');
-  });
+  beforeEach(async () => ({ org, list } = await Org.withList(app.t)));
 
   it('answers 200 { request_id, results, summary } with rows in input order, every code side by side', async () => {
     const [l2] = await org.lists(1);
@@ -173,10 +170,7 @@ describe('POST /api/v2/contacts/batch — request-level errors', () => {
   const app = bootApp();
   let org: Org;
   let list: string;
-  beforeEach(async () => {
-    org = await Org.create(app.t);
-    list = await org.list('Main');
-  });
+  beforeEach(async () => ({ org, list } = await Org.withList(app.t)));
 
   it.each([
     ['an empty object (contacts missing)', '{}'],

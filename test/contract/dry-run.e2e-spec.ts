@@ -16,10 +16,7 @@ describe('dry run on POST /api/v2/contacts', () => {
   const app = bootApp();
   let org: Org;
   let list: string;
-  beforeEach(async () => {
-    org = await Org.create(app.t);
-    list = await org.list('Main');
-  });
+  beforeEach(async () => ({ org, list } = await Org.withList(app.t)));
 
   it('would-be created → 201 { request_id, email, status: "created", dryRun: true } without id; nothing written', async () => {
     const e = uniqueEmail();
@@ -130,10 +127,7 @@ describe('dry run on POST /api/v2/contacts/batch', () => {
   const app = bootApp();
   let org: Org;
   let list: string;
-  beforeEach(async () => {
-    org = await Org.create(app.t);
-    list = await org.list('Main');
-  });
+  beforeEach(async () => ({ org, list } = await Org.withList(app.t)));
 
   function strip(res: Response) {
     return {

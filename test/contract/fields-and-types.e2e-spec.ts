@@ -6,13 +6,13 @@ describe('field typing', () => {
   let org: Org;
   let list: string;
   beforeEach(async () => {
-    org = await Org.create(app.t);
-    list = await org.list('Main');
-    await org.field('bio', 'text');
-    await org.field('age', 'number');
-    await org.field('vip', 'boolean');
-    await org.field('birthday', 'date');
-    await org.field('colour', 'select', { options: ['red', 'green', 'Blue'] });
+    ({ org, list } = await Org.withList(app.t, [
+      { key: 'bio', type: 'text' },
+      { key: 'age', type: 'number' },
+      { key: 'vip', type: 'boolean' },
+      { key: 'birthday', type: 'date' },
+      { key: 'colour', type: 'select', options: ['red', 'green', 'Blue'] },
+    ]));
   });
 
   const emoji = '\u{1F600}'; // one code point, two UTF-16 units
@@ -138,9 +138,7 @@ describe('field names', () => {
   let org: Org;
   let list: string;
   beforeEach(async () => {
-    org = await Org.create(app.t);
-    list = await org.list('Main');
-    await org.field('score', 'number');
+    ({ org, list } = await Org.withList(app.t, [{ key: 'score', type: 'number' }]));
   });
 
   it.each([['FirstName'], ['firstname'], ['first_name'], ['Score'], ['SCORE'], ['email'], ['listIds']])(
@@ -194,10 +192,7 @@ describe('defaults and required fields on create', () => {
   const app = bootApp();
   let org: Org;
   let list: string;
-  beforeEach(async () => {
-    org = await Org.create(app.t);
-    list = await org.list('Main');
-  });
+  beforeEach(async () => ({ org, list } = await Org.withList(app.t)));
 
   it('every custom field with a default that the input does not set gets its default', async () => {
     await org.field('plan', 'select', { options: ['free', 'pro'], defaultValue: 'free' });

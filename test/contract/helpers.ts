@@ -2,7 +2,8 @@
  * Black-box helpers for the contract suite. Everything goes through HTTP except fixture setup
  * (organizations, keys, lists, custom fields, suppressions), which the contract leaves to the admin CLI.
  */
-import { createApiKey, createCustomField, createList, createOrganization, suppress } from '../utils/fixtures';
+import type { CustomFieldType, SuppressionReason } from '../../src/generated/prisma/client';
+import { createApiKey, createCustomField, createList, createOrgWith, type CustomFieldSpec, suppress } from '../utils/fixtures';
 import { rawPostJson } from '../utils/net';
 import { type TestApp, useTestApp } from '../utils/test-app';
 
@@ -20,8 +21,8 @@ export const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f
 /** Boots one app for the file. The per-IP limit is lifted: every request of the suite comes from 127.0.0.1. */
 export const bootApp = (): { t: TestApp } => useTestApp({ IP_RATE_LIMIT: '1000000', ORG_RATE_LIMIT: '100000' });
 
-export type FieldType = 'text' | 'number' | 'boolean' | 'date' | 'select';
-export type Reason = 'bounced' | 'complained' | 'unsubscribed';
+export type FieldType = CustomFieldType;
+export type Reason = SuppressionReason;
 
 let counter = 0;
 /** A fresh, valid, lower-case email. */
@@ -48,8 +49,18 @@ export class Org {
   ) {}
 
   static async create(t: TestApp, name = 'Contract org'): Promise<Org> {
-    const o = await createOrganization(t.prisma, name);
-    return new Org(t, o.id, o.apiKey);
+    return (await Org.withLists(t, [], [], name)).org;
+  }
+
+  /** The setup most tests start from: a fresh organization with a list named "Main" and the custom fields given. */
+  static async withList(t: TestApp, fields: CustomFieldSpec[] = []): Promise<{ org: Org; list: string }> {
+    const { org, lists } = await Org.withLists(t, ['Main'], fields);
+    return { org, list: lists[0] };
+  }
+
+  private static async withLists(t: TestApp, lists: string[], fields: CustomFieldSpec[] = [], name = 'Contract org') {
+    const o = await createOrgWith(t.prisma, { name, lists, fields });
+    return { org: new Org(t, o.id, o.apiKey), lists: o.lists.map((list) => list.id) };
   }
 
   async newKey(options: { expiresAt?: Date; revokedAt?: Date } = {}): Promise<string> {

@@ -5,10 +5,7 @@ describe('GET /api/v2/contacts/{email}', () => {
   const app = bootApp();
   let org: Org;
   let list: string;
-  beforeEach(async () => {
-    org = await Org.create(app.t);
-    list = await org.list('Main');
-  });
+  beforeEach(async () => ({ org, list } = await Org.withList(app.t)));
 
   it('answers 200 { request_id, contact: { id, email, listIds, fields, suppressed, createdAt, updatedAt } }', async () => {
     await org.field('score', 'number');

@@ -9,11 +9,11 @@ describe('odd inputs never make the contacts endpoints answer 500', () => {
   let org: Org;
   let list: string;
   beforeAll(async () => {
-    org = await Org.create(app.t);
-    list = await org.list('Main');
-    await org.field('bio', 'text');
-    await org.field('age', 'number');
-    await org.field('birthday', 'date');
+    ({ org, list } = await Org.withList(app.t, [
+      { key: 'bio', type: 'text' },
+      { key: 'age', type: 'number' },
+      { key: 'birthday', type: 'date' },
+    ]));
   });
 
   const deepArray = (n: number) => `${'['.repeat(n)}${']'.repeat(n)}`;

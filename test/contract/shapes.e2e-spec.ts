@@ -6,10 +6,7 @@ describe('request body fine points', () => {
   const app = bootApp();
   let org: Org;
   let list: string;
-  beforeEach(async () => {
-    org = await Org.create(app.t);
-    list = await org.list('Main');
-  });
+  beforeEach(async () => ({ org, list } = await Org.withList(app.t)));
 
   it.each([['application/json'], ['application/json; charset=utf-8'], ['APPLICATION/JSON'], ['Application/Json; Charset=UTF-8']])(
     'Content-Type %s is accepted (media type matched case-insensitively)',

@@ -5,10 +5,7 @@ describe('POST /api/v2/contacts — outcomes and bodies', () => {
   const app = bootApp();
   let org: Org;
   let list: string;
-  beforeEach(async () => {
-    org = await Org.create(app.t);
-    list = await org.list('Main');
-  });
+  beforeEach(async () => ({ org, list } = await Org.withList(app.t)));
 
   describe('created', () => {
     it('answers 201 { request_id, id, email, status: "created" } with the normalized email, and GET finds it', async () => {
@@ -300,10 +297,7 @@ describe('POST /api/v2/contacts — shape errors', () => {
   const app = bootApp();
   let org: Org;
   let list: string;
-  beforeEach(async () => {
-    org = await Org.create(app.t);
-    list = await org.list('Main');
-  });
+  beforeEach(async () => ({ org, list } = await Org.withList(app.t)));
 
   it.each([
     ['an array', '[{"email":"a@example.com","listIds":[]}]'],

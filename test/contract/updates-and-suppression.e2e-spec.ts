@@ -5,10 +5,7 @@ describe('updates (overwrite: true)', () => {
   const app = bootApp();
   let org: Org;
   let list: string;
-  beforeEach(async () => {
-    org = await Org.create(app.t);
-    list = await org.list('Main');
-  });
+  beforeEach(async () => ({ org, list } = await Org.withList(app.t)));
 
   async function create(fields: Record<string, unknown>, listIds = [list]): Promise<{ email: string; id: string }> {
     const email = uniqueEmail();
@@ -254,10 +251,7 @@ describe('suppression', () => {
   const app = bootApp();
   let org: Org;
   let list: string;
-  beforeEach(async () => {
-    org = await Org.create(app.t);
-    list = await org.list('Main');
-  });
+  beforeEach(async () => ({ org, list } = await Org.withList(app.t)));
 
   it('suppressed existing contact without overwrite → 409 SUPPRESSED_EMAIL with reason; data untouched', async () => {
     const e = uniqueEmail();

@@ -1,11 +1,9 @@
 import { execFile } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Client } from 'pg';
-import { databaseUrlOn } from '../../src/database/embedded-postgres';
-import { createTestDatabase, type TestDatabase } from '../utils/test-database';
+import { createEmptyDatabase, createTestDatabase, type TestDatabase } from '../utils/test-database';
 import { catalogSnapshot, type CatalogSnapshot } from './catalog-snapshot';
 
 const ROOT = path.resolve(__dirname, '..', '..');
@@ -29,27 +27,9 @@ function prisma(args: string[], databaseUrl: string): Promise<Run> {
   });
 }
 
-/** An empty database (B) on the test server. */
-async function emptyDatabase(): Promise<TestDatabase> {
-  const serverUrl = process.env.TEST_PG_SERVER_URL;
-  if (!serverUrl) throw new Error('Run the tests through jest (global setup prepares the server)');
-  const name = `contact_sync_drift_${randomBytes(6).toString('hex')}`;
-  const admin = async (sql: string) => {
-    const client = new Client({ connectionString: serverUrl });
-    await client.connect();
-    try {
-      await client.query(sql);
-    } finally {
-      await client.end();
-    }
-  };
-  await admin(`CREATE DATABASE "${name}" TEMPLATE template0`);
-  return { url: databaseUrlOn(serverUrl, name), drop: () => admin(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`) };
-}
-
 /** B: the SQL that builds `schemaPath` from nothing (`migrate diff --from-empty`), applied to an empty database. */
 async function buildFromSchema(schemaPath: string): Promise<{ database: TestDatabase; snapshot: CatalogSnapshot }> {
-  const database = await emptyDatabase();
+  const database = await createEmptyDatabase('contact_sync_drift');
   const diff = await prisma(['migrate', 'diff', '--from-empty', '--to-schema-datamodel', schemaPath, '--script'], database.url);
   if (diff.code !== 0) throw new Error(`prisma migrate diff failed: ${diff.stderr}`);
   const client = new Client({ connectionString: database.url });

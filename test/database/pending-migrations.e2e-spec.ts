@@ -1,10 +1,8 @@
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
-import { Client } from 'pg';
-import { databaseUrlOn } from '../../src/database/embedded-postgres';
 import { applyMigrations, pendingMigrations } from '../../src/database/migrations';
 import { PROJECT_ROOT } from '../../src/database/project-root';
-import { createTestDatabase, type TestDatabase } from '../utils/test-database';
+import { createEmptyDatabase, createTestDatabase, runSql, type TestDatabase } from '../utils/test-database';
 
 /** Start-up skips Prisma's CLI (seconds) when `_prisma_migrations` already lists every migration folder. */
 describe('pending migrations at start', () => {
@@ -20,16 +18,6 @@ describe('pending migrations at start', () => {
     await db.drop();
   });
 
-  async function sql(url: string, text: string): Promise<void> {
-    const client = new Client({ connectionString: url });
-    await client.connect();
-    try {
-      await client.query(text);
-    } finally {
-      await client.end();
-    }
-  }
-
   it('none on a migrated database, and applyMigrations returns at once', async () => {
     expect(folders.length).toBeGreaterThan(0);
     expect(await pendingMigrations(db.url)).toEqual([]);
@@ -39,18 +27,16 @@ describe('pending migrations at start', () => {
   });
 
   it('a migration not recorded as applied is pending', async () => {
-    await sql(db.url, `DELETE FROM _prisma_migrations WHERE migration_name = '${folders[folders.length - 1]}'`);
+    await runSql(db.url, `DELETE FROM _prisma_migrations WHERE migration_name = '${folders[folders.length - 1]}'`);
     expect(await pendingMigrations(db.url)).toEqual([folders[folders.length - 1]]);
   });
 
   it('every migration on a database Prisma never migrated', async () => {
-    const serverUrl = process.env.TEST_PG_SERVER_URL as string;
-    const name = `contact_sync_empty_${process.pid}`;
-    await sql(serverUrl, `CREATE DATABASE "${name}" TEMPLATE template0`);
+    const empty = await createEmptyDatabase();
     try {
-      expect(await pendingMigrations(databaseUrlOn(serverUrl, name))).toEqual(folders);
+      expect(await pendingMigrations(empty.url)).toEqual(folders);
     } finally {
-      await sql(serverUrl, `DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+      await empty.drop();
     }
   });
 });

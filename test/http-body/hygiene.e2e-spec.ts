@@ -1,6 +1,5 @@
 import net from 'node:net';
-import { createList, createOrganization } from '../utils/fixtures';
-import { createTestApp, type TestApp } from '../utils/test-app';
+import { createTestApp, createTestAppWithOrg, type TestApp } from '../utils/test-app';
 import { portOf } from '../rate-limit/support';
 
 /**
@@ -67,15 +66,8 @@ describe('HTTP hygiene', () => {
   let t: TestApp;
   let apiKey: string;
   let listId: string;
-  beforeAll(async () => {
-    t = await createTestApp({ HEADERS_TIMEOUT_MS: String(HEADERS_TIMEOUT_MS), BODY_TIMEOUT_MS: String(BODY_TIMEOUT_MS) });
-    const org = await createOrganization(t.prisma);
-    apiKey = org.apiKey;
-    listId = (await createList(t.prisma, org.id)).id;
-  });
-  afterAll(async () => {
-    await t.close();
-  });
+  beforeAll(async () => ({ t, apiKey, listId } = await createTestAppWithOrg({ HEADERS_TIMEOUT_MS: String(HEADERS_TIMEOUT_MS), BODY_TIMEOUT_MS: String(BODY_TIMEOUT_MS) })));
+  afterAll(() => t.close());
 
   describe('Expect other than 100-continue (raw sockets: Node\'s client handles Expect itself)', () => {
     function send(method: string, path: string, headers: string[], body = ''): Promise<Exchange> {

@@ -1,6 +1,5 @@
 import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
-import { createList, createOrganization } from '../utils/fixtures';
-import { createTestApp, type TestApp } from '../utils/test-app';
+import { createTestAppWithOrg, type TestApp } from '../utils/test-app';
 import { portOf, sendHeadersOnly } from '../rate-limit/support';
 import { rawPost } from '../utils/net';
 
@@ -11,15 +10,8 @@ describe('JSON request bodies', () => {
   let t: TestApp;
   let apiKey: string;
   let listId: string;
-  beforeAll(async () => {
-    t = await createTestApp();
-    const org = await createOrganization(t.prisma);
-    apiKey = org.apiKey;
-    listId = (await createList(t.prisma, org.id)).id;
-  });
-  afterAll(async () => {
-    await t.close();
-  });
+  beforeAll(async () => ({ t, apiKey, listId } = await createTestAppWithOrg()));
+  afterAll(() => t.close());
 
   let n = 0;
   /** A valid new contact, padded with JSON whitespace to exactly `size` bytes. */

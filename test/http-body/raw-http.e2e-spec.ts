@@ -1,6 +1,5 @@
 import net from 'node:net';
-import { createList, createOrganization } from '../utils/fixtures';
-import { createTestApp, type TestApp } from '../utils/test-app';
+import { createTestAppWithOrg, type TestApp } from '../utils/test-app';
 import { portOf } from '../rate-limit/support';
 
 /** Sends raw bytes and collects everything the server writes until it closes or `settleMs` pass quietly. */
@@ -48,15 +47,8 @@ describe('HTTP corner cases below Express', () => {
   let t: TestApp;
   let apiKey: string;
   let listId: string;
-  beforeAll(async () => {
-    t = await createTestApp();
-    const org = await createOrganization(t.prisma);
-    apiKey = org.apiKey;
-    listId = (await createList(t.prisma, org.id)).id;
-  });
-  afterAll(async () => {
-    await t.close();
-  });
+  beforeAll(async () => ({ t, apiKey, listId } = await createTestAppWithOrg()));
+  afterAll(() => t.close());
 
   it('a malformed request still gets X-Request-Id and the contract error body', async () => {
     const answer = await exchange(portOf(t), ['GET /api/v2/lists HTTP/1.1\r\nHost: x\r\nBad Header: y\r\n\r\n']);

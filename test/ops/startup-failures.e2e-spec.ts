@@ -2,11 +2,10 @@ import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { Client } from 'pg';
 import { databaseUrlOn, startEmbeddedPostgres, type EmbeddedDatabase } from '../../src/database/embedded-postgres';
 import { freePort } from '../utils/net';
 import { startService, stopService, waitForStdout } from '../utils/run-service';
-import { createTestDatabase } from '../utils/test-database';
+import { createEmptyDatabase, createTestDatabase, runSql } from '../utils/test-database';
 
 /**
  * Issue #10: every start-up failure ends with exit code 1 and exactly one line on stderr saying
@@ -45,17 +44,13 @@ describe('start-up failures are one clear line', () => {
 
   it('failing migrations are one line with Prisma\'s reason', async () => {
     // A database whose tables clash with the first migration.
-    const name = `clash_${process.pid}`;
-    const serverUrl = process.env.TEST_PG_SERVER_URL!;
-    await sql(serverUrl, `DROP DATABASE IF EXISTS "${name}"`);
-    await sql(serverUrl, `CREATE DATABASE "${name}"`);
-    const url = databaseUrlOn(serverUrl, name);
+    const clash = await createEmptyDatabase('clash');
     try {
-      await sql(url, 'CREATE TABLE organizations (x int)');
-      const line = await failedStart({ DATABASE_URL: url, PORT: String(await freePort()) });
+      await runSql(clash.url, 'CREATE TABLE organizations (x int)');
+      const line = await failedStart({ DATABASE_URL: clash.url, PORT: String(await freePort()) });
       expect(line).toMatch(/migrations failed: Error: P3005 The database schema is not empty/);
     } finally {
-      await sql(serverUrl, `DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+      await clash.drop();
     }
   }, 120_000);
 
@@ -117,13 +112,3 @@ describe('start-up failures are one clear line', () => {
     }, 180_000);
   });
 });
-
-async function sql(url: string, statement: string): Promise<void> {
-  const client = new Client({ connectionString: url });
-  await client.connect();
-  try {
-    await client.query(statement);
-  } finally {
-    await client.end();
-  }
-}

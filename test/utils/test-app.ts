@@ -3,6 +3,7 @@ import request from 'supertest';
 import { createApp } from '../../src/app.factory';
 import { loadConfig } from '../../src/config/app-config';
 import { PrismaService } from '../../src/database/prisma.service';
+import { createOrgWith } from './fixtures';
 import { createTestDatabase, type TestDatabase } from './test-database';
 
 export interface TestApp {
@@ -52,4 +53,11 @@ export function useTestApp(env: Record<string, string> = {}): { t: TestApp } {
     await holder.t?.close();
   });
   return holder;
+}
+
+/** An app (createTestApp) with one organization, its API key and one list: where the raw-HTTP tests start. */
+export async function createTestAppWithOrg(env: Record<string, string> = {}): Promise<{ t: TestApp; apiKey: string; listId: string }> {
+  const t = await createTestApp(env);
+  const org = await createOrgWith(t.prisma, { lists: ['List'] });
+  return { t, apiKey: org.apiKey, listId: org.lists[0].id };
 }

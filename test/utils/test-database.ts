@@ -20,6 +20,20 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   };
 }
 
+/** An empty database (from template0: no tables, no migrations) on the test server. */
+export async function createEmptyDatabase(prefix = 'contact_sync_empty'): Promise<TestDatabase> {
+  const serverUrl = process.env.TEST_PG_SERVER_URL;
+  if (!serverUrl) throw new Error('Run the tests through jest (global setup prepares the server)');
+  const name = `${prefix}_${randomBytes(6).toString('hex')}`;
+  await runSql(serverUrl, `CREATE DATABASE "${name}" TEMPLATE template0`);
+  return { url: databaseUrlOn(serverUrl, name), drop: () => runSql(serverUrl, `DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`) };
+}
+
+/** One statement on a connection of its own: `url` names a database, or the server for CREATE/DROP DATABASE. */
+export async function runSql(url: string, statement: string): Promise<void> {
+  await withServer(url, (c) => c.query(statement));
+}
+
 async function withServer<T>(serverUrl: string, work: (client: Client) => Promise<T>): Promise<T> {
   const client = new Client({ connectionString: serverUrl });
   await client.connect();

@@ -2,6 +2,7 @@ import { ApiProperty, ApiSchema } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { ArrayMaxSize, ArrayNotEmpty, IsArray, IsDefined, ValidateBy, ValidateNested } from 'class-validator';
 import { RequestErrorCode } from '../../errors/error-codes';
+import { BEFORE_ENTRIES } from '../../validation/before-entries';
 import { KnownKeysOnly } from '../../validation/known-keys.decorator';
 import type { ConstraintContext } from '../../validation/request-validation.pipe';
 import { BATCH_LIMIT } from '../contact-input.shape';
@@ -20,11 +21,13 @@ const EachIsObject = () =>
   });
 
 const batchLimit: ConstraintContext = { code: RequestErrorCode.BATCH_LIMIT_EXCEEDED };
+const groups = [BEFORE_ENTRIES];
 
 /**
  * Body of POST /api/v2/contacts/batch: `{ "contacts": [ ... ] }`, 1 to 50 entries. Decorators run
  * bottom-up and the first failure wins, so the count is checked before anything about the entries
  * (BATCH_LIMIT_EXCEEDED whatever they hold), and an entry is checked only once all are objects.
+ * The checks of group BEFORE_ENTRIES run before any entry is copied or transformed.
  */
 @ApiSchema({ name: 'BatchInput' })
 @KnownKeysOnly()
@@ -38,12 +41,13 @@ export class BatchContactsDto {
   @ValidateNested({ each: true })
   @EachIsObject()
   @ArrayMaxSize(BATCH_LIMIT, {
+    groups,
     context: batchLimit,
     message: (args) => `A batch holds at most ${BATCH_LIMIT} contacts; ${(args.value as unknown[]).length} were sent`,
   })
-  @ArrayNotEmpty({ message: '$path must not be empty' })
-  @IsArray({ message: '$path must be an array of contact objects' })
-  @IsDefined({ message: '$path is required' })
+  @ArrayNotEmpty({ groups, message: '$path must not be empty' })
+  @IsArray({ groups, message: '$path must be an array of contact objects' })
+  @IsDefined({ groups, message: '$path is required' })
   @Type(() => CreateContactDto)
   contacts!: CreateContactDto[];
 }

@@ -94,6 +94,25 @@ describe('parseBatchBody', () => {
     expect(await parseBatchBody({ contacts: Array.from({ length: BATCH_LIMIT }, () => contact()) })).toHaveLength(BATCH_LIMIT);
   });
 
+  it('refuses more than 50 entries without reading, copying or transforming any of them', async () => {
+    const touched: string[] = [];
+    // An entry that records every operation on it (a read, a key listing, a prototype lookup...).
+    const spyEntry = () =>
+      new Proxy(contact(), {
+        get: (target, key, receiver) => (touched.push(`get ${String(key)}`), Reflect.get(target, key, receiver)),
+        ownKeys: (target) => (touched.push('ownKeys'), Reflect.ownKeys(target)),
+        getOwnPropertyDescriptor: (target, key) => (touched.push('descriptor'), Reflect.getOwnPropertyDescriptor(target, key)),
+        getPrototypeOf: (target) => (touched.push('prototype'), Reflect.getPrototypeOf(target)),
+        has: (target, key) => (touched.push('has'), Reflect.has(target, key)),
+      });
+    const error = await errorOf(() => parseBatchBody({ contacts: Array.from({ length: BATCH_LIMIT + 1 }, spyEntry) }));
+    expect(error.code).toBe(RequestErrorCode.BATCH_LIMIT_EXCEEDED);
+    expect(touched).toEqual([]);
+    // Within the limit the same entries are read (the spy sees them), and parsed.
+    expect(await parseBatchBody({ contacts: Array.from({ length: BATCH_LIMIT }, spyEntry) })).toHaveLength(BATCH_LIMIT);
+    expect(touched).not.toEqual([]);
+  });
+
   it('names the path of the bad entry', async () => {
     const contacts = [contact(), contact(), contact(), contact({ listIds: 'l1' })];
     expect((await errorOf(() => parseBatchBody({ contacts }))).message).toBe('contacts[3].listIds must be an array of strings');
