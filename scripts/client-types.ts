@@ -4,7 +4,9 @@
  * so nothing connects) and its HTTP server answers the one docs request.
  *
  *   npm run client:types            writes the file
- *   npm run client:types -- --check exits 1 when the checked-in file differs (used by the tests)
+ *   npm run client:types -- --check exits 1 when the file on disk differs (used by the tests)
+ *
+ * `npm install` runs it (scripts/postinstall.js): the file is generated, not kept in git.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
