@@ -8,7 +8,7 @@
  *
  * `npm install` runs it (scripts/postinstall.js): the file is generated, not kept in git.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { createApp } from '../src/app.factory';
@@ -51,6 +51,7 @@ async function main(): Promise<void> {
   const file = fileArg > 0 ? path.resolve(process.argv[fileArg + 1]) : TYPES_FILE;
   const generated = await generateClientTypes(await servedOpenApiDocument());
   if (!check) {
+    mkdirSync(path.dirname(file), { recursive: true }); // a fresh clone has no generated/ folder
     writeFileSync(file, generated);
     console.log(`Wrote ${path.relative(process.cwd(), file)}`);
     return;
