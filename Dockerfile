@@ -1,5 +1,6 @@
 # Contact Sync service image: `docker compose up` runs it with PostgreSQL and Redis.
-FROM node:20-bookworm-slim AS build
+# Node 24 LTS in both stages (Node 20 left support on 2026-04-30); the same major as CI's second run (.ci/run).
+FROM node:24-bookworm-slim AS build
 WORKDIR /app
 # postinstall runs `prisma generate`, which needs the schema, the config and scripts/prisma.js.
 COPY package.json package-lock.json prisma.config.ts ./
@@ -10,7 +11,7 @@ COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 RUN npm run build
 
-FROM node:20-bookworm-slim
+FROM node:24-bookworm-slim
 ENV NODE_ENV=production
 WORKDIR /app
 # Runtime dependencies only; the prisma CLI stays (it is a dependency): the service applies

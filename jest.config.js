@@ -10,4 +10,7 @@ module.exports = {
   globalSetup: '<rootDir>/test/global-setup.ts',
   globalTeardown: '<rootDir>/test/global-teardown.ts',
   testTimeout: 30000,
+  // A handle left open by a suite (e.g. a pool connection never released: Database.onModuleDestroy) must not keep
+  // `npm test` (and CI) waiting after the run: global teardown still runs, then Jest exits.
+  forceExit: true,
 };

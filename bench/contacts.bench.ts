@@ -9,11 +9,15 @@
  * BENCH_BATCH_CONNECTIONS (4), BENCH_SINGLE_CONNECTIONS (16), BENCH_SKIP_BUILD=1, BENCH_NODE_ARGS (service's
  * node flags, e.g. --cpu-prof), BENCH_ONLY (comma-separated scenario names, e.g. singleCreate,rawSingle),
  * BENCH_SWEEP_CONNECTIONS (1,2,4,8,16,32) and BENCH_SWEEP_SECONDS (5) for the batchCreate saturation sweep.
+ * BENCH_TRACING=1 measures tracing's cost instead (see tracingComparison): a second service with
+ * OpenTelemetry on, exporting to an OTLP sink in this process, alternated with the plain one.
  * Exits 1 if any request was answered 5xx.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
@@ -30,6 +34,9 @@ const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 2);
 const BATCH_CONNECTIONS = Number(process.env.BENCH_BATCH_CONNECTIONS ?? 4);
 const SINGLE_CONNECTIONS = Number(process.env.BENCH_SINGLE_CONNECTIONS ?? 16);
 const BATCH = 50;
+/** The erase scenario (with --existing): stored answers loaded, addresses erased one after the other. */
+const STORED_ANSWERS = Number(process.env.BENCH_STORED_ANSWERS ?? 100_000);
+const ERASE_REQUESTS = Number(process.env.BENCH_ERASE_REQUESTS ?? 300);
 const existingArg = process.argv.indexOf('--existing');
 const EXISTING = existingArg > 0 ? Number(process.argv[existingArg + 1]) : 0;
 
@@ -90,6 +97,21 @@ async function main(): Promise<void> {
     settings: { seconds: SECONDS, warmupSeconds: WARMUP_SECONDS, batchConnections: BATCH_CONNECTIONS, singleConnections: SINGLE_CONNECTIONS },
   };
   let failed5xx: number;
+  if (process.env.BENCH_TRACING === '1') {
+    try {
+      const comparison = await tracingComparison(db.url, stats, fx, service);
+      result.tracing = comparison.report;
+      failed5xx = comparison.status5xx;
+      result.responses5xx = failed5xx;
+    } finally {
+      await service.stop();
+      await stats.close();
+      await db.stop();
+    }
+    process.stdout.write(`${JSON.stringify(result)}\n`);
+    process.exitCode = failed5xx > 0 ? 1 : 0;
+    return;
+  }
   try {
     // BENCH_ONLY=singleCreate,rawSingle runs only those scenarios (profiling one path).
     const only = new Set((process.env.BENCH_ONLY ?? '').split(',').filter(Boolean));
@@ -146,15 +168,27 @@ async function main(): Promise<void> {
       log(`loading ${EXISTING} existing contacts (set-based) and running the batch scenarios again`);
       await loadExisting(db.url, fx, EXISTING);
       const scaled: Scenario[] = [];
-      scaled.push(await runHttp(service, stats, fx, 'batchCreate', BATCH_CONNECTIONS, SECONDS, WARMUP_SECONDS, batchCreate(fx)));
-      scaled.push(await runHttp(service, stats, fx, 'batchOverwrite', BATCH_CONNECTIONS, SECONDS, WARMUP_SECONDS, batchOverwrite(fx, overwriteEmails)));
-      scaled.push(await runHttp(service, stats, fx, 'batchMixed', BATCH_CONNECTIONS, SECONDS, WARMUP_SECONDS, batchMixed(fx)));
+      // BENCH_ONLY applies here too (e.g. BENCH_ONLY=erase runs only the erase scenario at scale).
+      if (wanted('batchCreate')) scaled.push(await runHttp(service, stats, fx, 'batchCreate', BATCH_CONNECTIONS, SECONDS, WARMUP_SECONDS, batchCreate(fx)));
+      if (wanted('batchOverwrite')) {
+        scaled.push(await runHttp(service, stats, fx, 'batchOverwrite', BATCH_CONNECTIONS, SECONDS, WARMUP_SECONDS, batchOverwrite(fx, overwriteEmails)));
+      }
+      if (wanted('batchMixed')) scaled.push(await runHttp(service, stats, fx, 'batchMixed', BATCH_CONNECTIONS, SECONDS, WARMUP_SECONDS, batchMixed(fx)));
+      if (wanted('erase')) {
+        log(`loading ${STORED_ANSWERS} stored answers (set-based) and erasing ${ERASE_REQUESTS} addresses one by one`);
+        await loadStoredAnswers(db.url, fx, STORED_ANSWERS, EXISTING);
+        scaled.push(await runErase(service, stats, fx, ERASE_REQUESTS));
+      }
+      const scaledCreate = scaled.find((s) => s.name === 'batchCreate');
       result.existing = {
         contacts: EXISTING,
+        storedAnswers: wanted('erase') ? STORED_ANSWERS : 0,
         scenarios: Object.fromEntries(scaled.map((s) => [s.name, s])),
-        batchCreateRatioToEmpty: by('batchCreate') ? round(scaled[0].perSecond / (by('batchCreate') as Scenario).perSecond, 3) : null,
+        batchCreateRatioToEmpty: by('batchCreate') && scaledCreate ? round(scaledCreate.perSecond / (by('batchCreate') as Scenario).perSecond, 3) : null,
       };
       scenarios.push(...scaled);
+      // GET /api/v2/contacts, pages of 1,000 (docs/performance.md, "Listing contacts").
+      if (wanted('listing')) result.listing = await runListing(service, stats, db.url, fx);
     }
     result.peakRssMiB = service.peakRssMiB();
     failed5xx = scenarios.reduce((sum, s) => sum + s.status5xx, 0);
@@ -345,6 +379,135 @@ function percentiles(latencies: number[]): { p50: number; p95: number; p99: numb
   return { p50: at(0.5), p95: at(0.95), p99: at(0.99) };
 }
 
+// ---------------------------------------------------------------- listing (GET /api/v2/contacts)
+
+const LISTING_REQUESTS = Number(process.env.BENCH_LISTING_REQUESTS ?? 200);
+
+/**
+ * Pages of 1,000 from the organization holding the EXISTING contacts, one request at a time, each
+ * starting at a random position of the walk (a cursor made with the service's own encoder), for
+ * every filter alone and their combinations. The data: every contact in the big list (100%), every
+ * 10th in a second list, every 100th in a third (1%) and every 33rd in a fourth (3%: where walking
+ * the email index and gathering the list's members cost about the same, the planner's worst case);
+ * every 50th suppressed (2%); updatedAt spread evenly over the last 100 days (loadExisting).
+ */
+async function runListing(service: Service, stats: StatementStats, url: string, fx: Fixtures): Promise<Record<string, unknown>> {
+  const { encodeCursor } = await import('../src/contacts/listing/listing-query');
+  const client = new Client({ connectionString: url });
+  await client.connect();
+  const lists: Record<string, string> = { all: fx.listIds[0] };
+  try {
+    log('listing: adding lists, suppressions and update times (set-based), then ANALYZE');
+    for (const [name, every] of [['tenth', 10], ['hundredth', 100], ['thirtythird', 33]] as const) {
+      const { rows } = await client.query<{ id: string }>(
+        `INSERT INTO lists (organization_id, name) VALUES ($1, $2) RETURNING id`,
+        [fx.organizationId, `Listing ${name}`],
+      );
+      lists[name] = rows[0].id;
+      await client.query(
+        `INSERT INTO list_memberships (contact_id, list_id)
+         SELECT id, $2 FROM contacts
+         WHERE organization_id = $1 AND email LIKE 'existing-%' AND split_part(substr(email, 10), '@', 1)::int % $3 = 0`,
+        [fx.organizationId, lists[name], every],
+      );
+    }
+    await client.query(
+      `INSERT INTO suppressions (organization_id, email, reason)
+       SELECT organization_id, email, 'bounced' FROM contacts
+       WHERE organization_id = $1 AND email LIKE 'existing-%' AND split_part(substr(email, 10), '@', 1)::int % 50 = 0`,
+      [fx.organizationId],
+    );
+    await client.query('VACUUM ANALYZE contacts');
+    await client.query('VACUUM ANALYZE list_memberships');
+    await client.query('VACUUM ANALYZE suppressions');
+    // A server that has been running has these in its cache; load them as it would have (when pg_prewarm exists).
+    try {
+      await client.query('CREATE EXTENSION IF NOT EXISTS pg_prewarm');
+      for (const relation of ['contacts', 'contacts_organization_id_email_c_idx', 'contacts_organization_id_updated_at_idx', 'list_memberships',
+        'list_memberships_pkey', 'list_memberships_list_id_idx', 'suppressions', 'suppressions_pkey']) {
+        await client.query('SELECT pg_prewarm($1)', [relation]);
+      }
+    } catch (error) {
+      log(`listing: pg_prewarm unavailable (${(error as Error).message}); the first pages read from disk`);
+    }
+  } finally {
+    await client.end();
+  }
+  const day = 86_400_000;
+  const recent = new Date(Date.now() - day).toISOString(); // about 1% of the contacts
+  const month = new Date(Date.now() - 30 * day).toISOString(); // about 30%
+  const scenarios: Array<[string, { listId?: string; suppressed?: boolean; updatedSince?: string }]> = [
+    ['unfiltered', {}],
+    ['listId (100% list)', { listId: lists.all }],
+    ['listId (10% list)', { listId: lists.tenth }],
+    ['listId (3% list)', { listId: lists.thirtythird }],
+    ['listId (1% list)', { listId: lists.hundredth }],
+    ['suppressed=true (2%)', { suppressed: true }],
+    ['suppressed=false', { suppressed: false }],
+    ['updatedSince (last day, 1%)', { updatedSince: recent }],
+    ['updatedSince (last 30 days)', { updatedSince: month }],
+    ['listId (10%) + suppressed=true', { listId: lists.tenth, suppressed: true }],
+    ['listId (10%) + suppressed=false', { listId: lists.tenth, suppressed: false }],
+    ['listId (10%) + updatedSince (last day)', { listId: lists.tenth, updatedSince: recent }],
+    ['listId (100%) + updatedSince (30 days)', { listId: lists.all, updatedSince: month }],
+    ['suppressed=true + updatedSince (30 days)', { suppressed: true, updatedSince: month }],
+    ['suppressed=false + updatedSince (last day)', { suppressed: false, updatedSince: recent }],
+    ['listId (1%) + suppressed=false + updatedSince (30 days)', { listId: lists.hundredth, suppressed: false, updatedSince: month }],
+  ];
+  const figures: Record<
+    string,
+    { p50: number; p95: number; p99: number; meanContacts: number; requests: number; non200: number; serviceCpuMsPerRequest: number | null; topStatements?: unknown }
+  > = {};
+  for (const [name, filters] of scenarios) {
+    const query = new URLSearchParams({ limit: '1000' });
+    if (filters.listId) query.set('listId', filters.listId);
+    if (filters.suppressed !== undefined) query.set('suppressed', String(filters.suppressed));
+    if (filters.updatedSince) query.set('updatedSince', filters.updatedSince);
+    const cursorFilters = {
+      listId: filters.listId ?? null,
+      suppressed: filters.suppressed ?? null,
+      updatedSince: filters.updatedSince ? new Date(filters.updatedSince) : null,
+    };
+    const latencies: number[] = [];
+    let contacts = 0;
+    let non200 = 0;
+    let cpuBefore: number | null = null;
+    for (let i = 0; i < LISTING_REQUESTS + 5; i++) {
+      if (i === 5) {
+        await stats.reset();
+        cpuBefore = service.cpuSeconds();
+      }
+      // A random position; the first request of each scenario starts at the beginning.
+      const after = `existing-${Math.floor(Math.random() * EXISTING)}@bench.example.com`;
+      const withCursor = new URLSearchParams(query);
+      if (i % 10 !== 0) withCursor.set('cursor', encodeCursor(after, cursorFilters));
+      const started = performance.now();
+      const res = await fetch(`http://127.0.0.1:${service.port}/api/v2/contacts?${withCursor.toString()}`, {
+        headers: { authorization: `Bearer ${fx.key}` },
+      });
+      const body = (await res.json()) as { contacts?: unknown[] };
+      const elapsed = performance.now() - started;
+      if (i < 5) continue; // warm-up
+      if (res.status !== 200) non200++;
+      latencies.push(elapsed);
+      contacts += body.contacts?.length ?? 0;
+    }
+    const cpuAfter = service.cpuSeconds();
+    const database = await stats.read();
+    figures[name] = {
+      ...percentiles(latencies),
+      meanContacts: Math.round(contacts / latencies.length),
+      requests: latencies.length,
+      non200,
+      // CPU time of the service process per page: steadier than wall-clock on a shared machine.
+      serviceCpuMsPerRequest: cpuBefore !== null && cpuAfter !== null ? round(((cpuAfter - cpuBefore) * 1000) / latencies.length, 2) : null,
+      topStatements: database.top?.slice(0, 2),
+    };
+    log(`listing ${name}: p50 ${figures[name].p50} ms, p99 ${figures[name].p99} ms, ${figures[name].meanContacts} contacts a page`);
+  }
+  return { pageSize: 1000, requestsPerScenario: LISTING_REQUESTS, scenarios: figures };
+}
+
 // ---------------------------------------------------------------- raw baselines (pg directly)
 
 type RawWork = (client: Client | import('pg').PoolClient, fx: Fixtures) => Promise<number>;
@@ -455,6 +618,9 @@ async function freshDatabase(): Promise<{ url: string; stop(): Promise<void> }> 
   let server: EmbeddedDatabase = await startEmbeddedPostgres({ dataDir, port, persistent: true });
   // pg_stat_statements needs preloading: set it and restart once.
   await sql(server.serverUrl, `ALTER SYSTEM SET shared_preload_libraries = 'pg_stat_statements'`);
+  // With --existing, a production-like buffer cache instead of the 128 MB development default: the
+  // 1,000,000 contacts and their indexes take about 1.3 GB (BENCH_SHARED_BUFFERS to change it).
+  if (EXISTING > 0) await sql(server.serverUrl, `ALTER SYSTEM SET shared_buffers = '${process.env.BENCH_SHARED_BUFFERS ?? '1GB'}'`);
   await server.stop();
   server = await startEmbeddedPostgres({ dataDir, port, persistent: true });
   await ensureDatabase(server.serverUrl, name);
@@ -594,7 +760,9 @@ async function loadExisting(url: string, fx: Fixtures, count: number): Promise<v
   try {
     await client.query(
       `INSERT INTO contacts (id, organization_id, email, first_name, city, custom_fields, created_at, updated_at)
-       SELECT gen_random_uuid()::text, $1, 'existing-' || g || '@bench.example.com', 'Ada', 'Oslo', '{"plan":"pro"}'::jsonb, now(), now()
+       SELECT gen_random_uuid()::text, $1, 'existing-' || g || '@bench.example.com', 'Ada', 'Oslo', '{"plan":"pro"}'::jsonb,
+              -- updatedAt spread evenly over the last 100 days (the listing's updatedSince scenarios)
+              now() - ((g::bigint * 7919) % 8640000) * interval '1 second', now() - ((g::bigint * 7919) % 8640000) * interval '1 second'
        FROM generate_series(1, $2::int) AS g`,
       [fx.organizationId, count],
     );
@@ -609,15 +777,157 @@ async function loadExisting(url: string, fx: Fixtures, count: number): Promise<v
   }
 }
 
-async function startService(url: string): Promise<Service> {
+/**
+ * `count` stored answers (GET /requests) of the organization, set-based: each holds two existing
+ * addresses (existing-g and existing-g+1, as a batch answer would), every tenth address is also
+ * suppressed (so erase keeps a hashed suppression too); then ANALYZE (autovacuum may be off).
+ */
+async function loadStoredAnswers(url: string, fx: Fixtures, count: number, existing: number): Promise<void> {
+  const client = new Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query(
+      `INSERT INTO stored_responses (request_id, organization_id, status, body, emails, created_at)
+       SELECT gen_random_uuid()::text, $1, 200,
+              json_build_object('request_id', 'bench', 'results', json_build_array(
+                json_build_object('index', 0, 'email', 'existing-' || g || '@bench.example.com', 'status', 'unchanged'),
+                json_build_object('index', 1, 'email', 'existing-' || (g % $3::int) + 1 || '@bench.example.com', 'status', 'unchanged'))),
+              ARRAY['existing-' || g || '@bench.example.com', 'existing-' || (g % $3::int) + 1 || '@bench.example.com'], now()
+       FROM generate_series(1, $2::int) AS g`,
+      [fx.organizationId, count, existing],
+    );
+    await client.query(
+      `INSERT INTO suppressions (organization_id, email, reason)
+       SELECT $1, 'existing-' || g || '@bench.example.com', 'bounced' FROM generate_series(1, $2::int, 10) AS g`,
+      [fx.organizationId, Math.min(existing, count)],
+    );
+    await client.query('ANALYZE');
+  } finally {
+    await client.end();
+  }
+}
+
+/** POST /contacts/{email}/erase of `requests` distinct existing addresses, one at a time: p50/p95/p99. */
+async function runErase(service: Service, stats: StatementStats, fx: Fixtures, requests: number): Promise<Scenario> {
+  log(`erase: ${requests} requests, 1 connection`);
+  await stats.reset();
+  const latencies: number[] = [];
+  const statuses: Record<string, number> = {};
+  const cpuBefore = service.cpuSeconds();
+  const started = Date.now();
+  for (let g = 1; g <= requests; g++) {
+    const email = `existing-${g * 7}@bench.example.com`; // spread over the table, each erased once
+    const t0 = performance.now();
+    const res = await fetch(`http://127.0.0.1:${service.port}/api/v2/contacts/${encodeURIComponent(email)}/erase`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${fx.key}` },
+    });
+    await res.arrayBuffer();
+    latencies.push(performance.now() - t0);
+    statuses[res.status] = (statuses[res.status] ?? 0) + 1;
+  }
+  const cpuAfter = service.cpuSeconds();
+  const counted = await stats.read();
+  return {
+    name: 'erase',
+    unit: 'requests',
+    perSecond: round((requests * 1000) / (Date.now() - started)),
+    requests,
+    ...percentiles(latencies),
+    statementsPerRequest: counted.statements === null ? null : round(counted.statements / requests, 2),
+    transactionsPerRequest: round(counted.transactions / requests, 2),
+    topStatements: counted.top,
+    peakRssMiB: null,
+    serviceCpuMsPerRequest: cpuBefore === null || cpuAfter === null ? null : round(((cpuAfter - cpuBefore) * 1000) / requests, 3),
+    status5xx: Object.entries(statuses)
+      .filter(([status]) => status.startsWith('5'))
+      .reduce((sum, [, n]) => sum + n, 0),
+    statuses,
+  };
+}
+
+// ---------------------------------------------------------------- tracing overhead
+
+/**
+ * BENCH_TRACING=1: the same scenarios (BENCH_ONLY, default singleCreate,batchCreate) against two
+ * services on one database, the plain one and one with OpenTelemetry on at BENCH_TRACING_RATIO
+ * (0.1: `parentbased_traceidratio`, as docs/production.md recommends) exporting OTLP/HTTP
+ * (protobuf, the spec's default) to a sink in this process that reads and acknowledges every
+ * export. Runs alternate plain/traced BENCH_TRACING_ROUNDS times (3) so that a noisy neighbour
+ * hits both; the overhead is 1 - median(traced) / median(plain), per scenario.
+ */
+async function tracingComparison(url: string, stats: StatementStats, fx: Fixtures, plain: Service) {
+  const ratio = process.env.BENCH_TRACING_RATIO ?? '0.1';
+  const rounds = Number(process.env.BENCH_TRACING_ROUNDS ?? 3);
+  const names = (process.env.BENCH_ONLY ?? 'singleCreate,batchCreate').split(',').filter(Boolean);
+  const sink = { exports: 0, bytes: 0 };
+  const server = http.createServer((req, res) => {
+    req.on('data', (chunk: Buffer) => (sink.bytes += chunk.length));
+    req.on('end', () => {
+      sink.exports++;
+      res.writeHead(200, { 'content-type': 'application/x-protobuf' }).end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const traced = await startService(url, {
+    OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    OTEL_TRACES_SAMPLER: 'parentbased_traceidratio',
+    OTEL_TRACES_SAMPLER_ARG: ratio,
+  });
+  const bodies: Record<string, { connections: number; next: Body }> = {
+    singleCreate: { connections: SINGLE_CONNECTIONS, next: singleCreate(fx) },
+    batchCreate: { connections: BATCH_CONNECTIONS, next: batchCreate(fx) },
+    batchMixed: { connections: BATCH_CONNECTIONS, next: batchMixed(fx) },
+  };
+  const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+  const scenarios: Record<string, unknown> = {};
+  let status5xx = 0;
+  try {
+    for (const name of names) {
+      const chosen = bodies[name];
+      if (!chosen) throw new Error(`BENCH_TRACING: no scenario ${name} (use ${Object.keys(bodies).join(', ')})`);
+      const runs: Record<'off' | 'on', Scenario[]> = { off: [], on: [] };
+      for (let round = 0; round < rounds; round++) {
+        for (const [mode, service] of [
+          ['off', plain],
+          ['on', traced],
+        ] as const) {
+          const run = await runHttp(service, stats, fx, `${name}-tracing-${mode}`, chosen.connections, SECONDS, WARMUP_SECONDS, chosen.next);
+          status5xx += run.status5xx;
+          runs[mode].push(run);
+        }
+      }
+      const rate = (mode: 'off' | 'on') => median(runs[mode].map((r) => r.perSecond));
+      const cpu = (mode: 'off' | 'on') => median(runs[mode].map((r) => r.serviceCpuMsPerRequest ?? NaN));
+      scenarios[name] = {
+        unit: runs.off[0].unit,
+        off: { perSecond: runs.off.map((r) => r.perSecond), p99: runs.off.map((r) => r.p99), cpuMsPerRequest: runs.off.map((r) => r.serviceCpuMsPerRequest) },
+        on: { perSecond: runs.on.map((r) => r.perSecond), p99: runs.on.map((r) => r.p99), cpuMsPerRequest: runs.on.map((r) => r.serviceCpuMsPerRequest) },
+        throughputOverheadPercent: round((1 - rate('on') / rate('off')) * 100, 1),
+        cpuOverheadPercent: round((cpu('on') / cpu('off') - 1) * 100, 1),
+      };
+    }
+  } finally {
+    await traced.stop();
+    await new Promise((resolve) => server.close(resolve));
+  }
+  return {
+    status5xx,
+    report: { sampler: 'parentbased_traceidratio', ratio: Number(ratio), rounds, seconds: SECONDS, sink, scenarios },
+  };
+}
+
+async function startService(url: string, extraEnv: Record<string, string> = {}): Promise<Service> {
   const port = 20000 + Math.floor(Math.random() * 20000);
   const started = Date.now();
   // BENCH_NODE_ARGS, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof", profiles the service.
   const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  // Tracing only where asked (extraEnv): OTEL_* of the bench's own environment are not passed on.
+  const inherited = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('OTEL_')));
   const child: ChildProcess = spawn(process.execPath, [...nodeArgs, 'dist/main.js'], {
     cwd: PROJECT_ROOT,
     env: {
-      ...process.env,
+      ...inherited,
       DATABASE_URL: url,
       PORT: String(port),
       HOST: '127.0.0.1',
@@ -625,6 +935,7 @@ async function startService(url: string): Promise<Service> {
       ORG_RATE_LIMIT: '100000000',
       IP_RATE_LIMIT: '100000000',
       REDIS_URL: '',
+      ...extraEnv,
     },
     stdio: ['ignore', 'inherit', 'inherit'],
   });

@@ -1,27 +1,34 @@
 import type { Server } from 'node:http';
+import type { DynamicModule, Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { Logger } from 'nestjs-pino';
 import { AppModule } from './app.module';
-import { flagUnmetExpectation } from './common/expectation';
+import { flagUnmetExpectation } from './http-body/expectation';
 import { brokenPathEncodingMiddleware } from './http-body/path-encoding';
 import { requestIdMiddleware } from './common/request-id';
 import { securityHeadersMiddleware } from './common/security-headers';
 import type { AppConfig } from './config/app-config';
 import type { DatabaseTarget } from './database/database.module';
 import { setupDocs } from './docs/setup-docs';
-import { answerClientError, answerConnect } from './errors/client-error';
-import { trackConnections } from './health/graceful-shutdown';
+import { answerClientError, answerConnect } from './http-body/client-error';
+import { trackConnections } from './http-body/graceful-shutdown';
 import { httpMetricsMiddleware } from './metrics/http-metrics.middleware';
 import { MetricsService } from './metrics/metrics.service';
 import { IpRateLimitMiddleware } from './rate-limit/ip-rate-limit.middleware';
 
 /**
  * Builds the application exactly as production runs it; main.ts and the e2e tests both use it,
- * so pipes, filters, guards and middleware are the same everywhere.
+ * so pipes, filters, guards and middleware are the same everywhere. `extraModules` mounts
+ * test-only modules (e.g. test/faults/prisma-write-probe.module.ts) behind the same pipeline.
  */
-export async function createApp(config: AppConfig & DatabaseTarget): Promise<NestExpressApplication> {
-  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config), {
+export async function createApp(
+  config: AppConfig & DatabaseTarget,
+  extraModules: Array<Type | DynamicModule> = [],
+): Promise<NestExpressApplication> {
+  const root = AppModule.forRoot(config);
+  const module = extraModules.length ? { ...root, imports: [...(root.imports ?? []), ...extraModules] } : root;
+  const app = await NestFactory.create<NestExpressApplication>(module, {
     bodyParser: false, // bodies are read after authentication, by JsonBodyInterceptor
     bufferLogs: true,
   });

@@ -3,26 +3,30 @@ import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
 import { LoggerModule } from 'nestjs-pino';
 import { ApiKeyGuard } from './auth/api-key.guard';
 import { AuthModule } from './auth/auth.module';
+import { ScopeGuard } from './auth/scope.guard';
 import { ContactsModule } from './contacts/contacts.module';
 import { CustomFieldsModule } from './custom-fields/custom-fields.module';
-import { UnmetExpectationGuard } from './common/expectation';
-import { loggerParams } from './common/logging';
 import { BrokenPathEncodingGuard } from './http-body/path-encoding';
 import { APP_CONFIG, type AppConfig } from './config/app-config';
 import { DatabaseModule, type DatabaseTarget } from './database/database.module';
 import { RequestErrorFilter } from './errors/request-error.filter';
 import { HealthModule } from './health/health.module';
+import { UnmetExpectationGuard } from './http-body/expectation';
 import { JsonBodyInterceptor } from './http-body/json-body.interceptor';
+import { ListMembershipsModule } from './list-memberships/list-memberships.module';
 import { ListsModule } from './lists/lists.module';
+import { loggerParams } from './logging/logging';
 import { MetricsModule } from './metrics/metrics.module';
 import { OrgRateLimitGuard } from './rate-limit/org-rate-limit.guard';
 import { RateLimitModule } from './rate-limit/rate-limit.module';
 import { RequestsModule } from './requests/requests.module';
+import { ErasureModule } from './erasure/erasure.module';
+import { SuppressionsModule } from './suppressions/suppressions.module';
 import { RequestValidationPipe } from './validation/request-validation.pipe';
 
 /**
  * The request path, in order: request id and per-IP limit (middleware) → ApiKeyGuard →
- * organization limit (guard) → JsonBodyInterceptor (size, JSON) → controller → pipeline.
+ * organization limit (guard) → key scope (guard) → JsonBodyInterceptor (size, JSON) → controller → pipeline.
  * Global guards run in the order they are listed here.
  */
 @Module({})
@@ -40,6 +44,9 @@ export class AppModule {
         ListsModule,
         CustomFieldsModule,
         ContactsModule,
+        SuppressionsModule,
+        ErasureModule,
+        ListMembershipsModule,
         RequestsModule,
         RateLimitModule,
       ],
@@ -47,6 +54,7 @@ export class AppModule {
         { provide: APP_CONFIG, useValue: config },
         { provide: APP_GUARD, useExisting: ApiKeyGuard },
         { provide: APP_GUARD, useExisting: OrgRateLimitGuard }, // right after the key: it needs the caller
+        { provide: APP_GUARD, useExisting: ScopeGuard }, // after the limit, so a 403 counts; before the body
         { provide: APP_GUARD, useClass: BrokenPathEncodingGuard }, // path checks come after both limits
         { provide: APP_GUARD, useClass: UnmetExpectationGuard }, // so does an Expect other than 100-continue
         { provide: APP_INTERCEPTOR, useClass: JsonBodyInterceptor },

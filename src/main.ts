@@ -1,11 +1,14 @@
+// First: tracing must hook `require` before http, Nest, pg and ioredis load (off by default).
+import './tracing/register';
 import { Logger } from '@nestjs/common';
 import { createApp } from './app.factory';
 import { loadConfig } from './config/app-config';
 import { startupFailureLine } from './startup-failure';
 import { prepareDatabase } from './database/database-bootstrap';
 import { PrismaService } from './database/prisma.service';
-import { drainHttpServer } from './health/graceful-shutdown';
+import { drainHttpServer } from './http-body/graceful-shutdown';
 import { demoBanner, localBaseUrl, seedDemoData } from './demo/demo-seed';
+import { shutdownTracing } from './tracing/tracing-state';
 
 async function main(): Promise<void> {
   const config = loadConfig();
@@ -41,6 +44,7 @@ async function main(): Promise<void> {
     await drainHttpServer(app.getHttpServer());
     await app.close();
     await database.stop();
+    await shutdownTracing(2000); // the last spans, if tracing is on
     process.exit(0);
   };
   process.on('SIGTERM', () => void shutdown('SIGTERM'));

@@ -7,10 +7,26 @@ import type {
   ContactFailure,
   ContactInput,
   ContactResponse,
+  ContactDeleted,
+  ContactsPage,
   ContactSuccess,
+  CreateFieldInput,
+  CreateListInput,
+  FieldResponse,
   FieldsResponse,
+  ListResponse,
+  ListRemoval,
+  ListRemovalBatch,
   ListsResponse,
   StoredResponse,
+  UpdateFieldInput,
+  UpdateListInput,
+  EraseResponse,
+  Suppression,
+  SuppressionInput,
+  SuppressionsPage,
+  SuppressResponse,
+  UnsuppressResponse,
 } from './types';
 
 export type ClientOptions = TransportOptions;
@@ -33,6 +49,20 @@ export type UpsertResult = (ContactSuccess | ContactFailure) & {
 };
 
 export const MAX_BATCH_ROWS = 50;
+
+/** The filters of GET /api/v2/contacts (docs/api.md, "Listing contacts"), combined with AND. */
+export interface ContactFilters {
+  /** Members of this list (archived lists too). */
+  listId?: string;
+  suppressed?: boolean;
+  /** `updatedAt` ≥ this instant. */
+  updatedSince?: Date | string;
+}
+
+export interface ListContactsOptions extends ContactFilters, CallOptions {
+  /** Contacts per page, 1–1000 (the service's default: 100). */
+  limit?: number;
+}
 /** Bodies stay under the service's 1 MiB limit. */
 export const MAX_BATCH_BYTES = 1_048_576 - 1;
 
@@ -299,8 +329,158 @@ export class ContactSyncClient {
     return this.read(`/api/v2/requests/${encodeURIComponent(requestId)}`, options, 'REQUEST_NOT_FOUND');
   }
 
+  /** A call whose final answer must be 200: its body, else the request-level error thrown. */
+  private async call<T>(method: 'POST' | 'DELETE', path: string, body: unknown, options: CallOptions): Promise<T> {
+    const { answer, attempts } = await this.transport.send(method, path, { body, signal: options.signal });
+    if (answer.status === 200) return answer.body as T;
+    throw errorFromAnswer(answer, attempts);
+  }
+
+  /**
+   * POST /api/v2/contacts/{email}/erase (scope admin): the address leaves the database; a
+   * suppression stays as a keyed hash. Repeatable, so retried like a read.
+   */
+  eraseContact(email: string, options: CallOptions = {}): Promise<EraseResponse> {
+    return this.call('POST', `/api/v2/contacts/${encodeURIComponent(email)}/erase`, undefined, options);
+  }
+
+  /**
+   * POST /api/v2/suppressions (scope contacts:write), 1–50 rows; per-row results (an address
+   * already suppressed is `unchanged` with its kept reason). Retrying is safe: a row applied by a
+   * lost attempt answers `unchanged`.
+   */
+  suppress(suppressions: readonly SuppressionInput[], options: CallOptions = {}): Promise<SuppressResponse> {
+    return this.call('POST', '/api/v2/suppressions', { suppressions }, options);
+  }
+
+  /**
+   * GET /api/v2/suppressions, every page in order: an async iterator over the pages (each with
+   * its `suppressions`), following `nextCursor` until it is null.
+   */
+  async *listSuppressions(filter: { reason?: Suppression['reason']; limit?: number } = {}, options: CallOptions = {}): AsyncGenerator<SuppressionsPage> {
+    let cursor: string | null = null;
+    do {
+      const query = new URLSearchParams();
+      if (filter.limit !== undefined) query.set('limit', String(filter.limit));
+      if (filter.reason !== undefined) query.set('reason', filter.reason);
+      if (cursor !== null) query.set('cursor', cursor);
+      const text = query.toString();
+      const page = (await this.read<SuppressionsPage>(`/api/v2/suppressions${text ? `?${text}` : ''}`, options))!;
+      yield page;
+      cursor = page.nextCursor;
+    } while (cursor !== null);
+  }
+
+  /**
+   * DELETE /api/v2/suppressions/{email} (scope admin). Throws SUPPRESSION_NOT_FOUND (also when a
+   * lost attempt already lifted it) and SUPPRESSION_LOCKED (complained: only an operator lifts it).
+   */
+  unsuppress(email: string, options: CallOptions = {}): Promise<UnsuppressResponse> {
+    return this.call('DELETE', `/api/v2/suppressions/${encodeURIComponent(email)}`, undefined, options);
+  }
+
   /** GET /api/v2/requests?clientRequestId=: the most recent answer sent under that id; null when none. */
   findRequestByClientId(clientRequestId: string, options: CallOptions = {}): Promise<StoredResponse | null> {
     return this.read(`/api/v2/requests?clientRequestId=${encodeURIComponent(clientRequestId)}`, options, 'REQUEST_NOT_FOUND');
+  }
+
+  /** A call whose 2xx answer is the body; anything else final is thrown. */
+  private async write<T>(method: 'POST' | 'PATCH', path: string, body: unknown, options: CallOptions, stopWhenAmbiguous: boolean): Promise<T> {
+    const { answer, attempts } = await this.transport.send(method, path, { body, signal: options.signal, stopWhenAmbiguous });
+    if (answer.status === 200 || answer.status === 201) return answer.body as T;
+    throw errorFromAnswer(answer, attempts);
+  }
+
+  /**
+   * POST /api/v2/lists (an `admin` key). Not repeated after an answer that may hide a success
+   * (500, 502, 504, a connection lost after sending): that is thrown, and listLists() tells.
+   */
+  createList(list: CreateListInput, options: CallOptions = {}): Promise<ListResponse> {
+    return this.write('POST', '/api/v2/lists', list, options, true);
+  }
+
+  /** PATCH /api/v2/lists/{id}: rename, archive (`archived: true`) or unarchive. Safe to repeat, so retried. */
+  updateList(id: string, change: UpdateListInput, options: CallOptions = {}): Promise<ListResponse> {
+    return this.write('PATCH', `/api/v2/lists/${encodeURIComponent(id)}`, change, options, false);
+  }
+
+  /**
+   * POST /api/v2/fields (an `admin` key); a key in use throws FIELD_KEY_TAKEN. Not repeated after
+   * an answer that may hide a success (a retry would answer FIELD_KEY_TAKEN): listFields() tells.
+   */
+  createField(field: CreateFieldInput, options: CallOptions = {}): Promise<FieldResponse> {
+    return this.write('POST', '/api/v2/fields', field, options, true);
+  }
+
+  /** PATCH /api/v2/fields/{key}: required, defaultValue, options (grow only). Safe to repeat, so retried. */
+  updateField(key: string, change: UpdateFieldInput, options: CallOptions = {}): Promise<FieldResponse> {
+    return this.write('PATCH', `/api/v2/fields/${encodeURIComponent(key)}`, change, options, false);
+  }
+
+  /**
+   * Every contact, a page at a time (GET /api/v2/contacts, following `nextCursor` to the end):
+   * `for await (const page of client.listContacts({ listId, limit: 1000 })) ...`. Visits every
+   * contact that exists for the whole walk exactly once, in byte order of the email.
+   */
+  async *listContacts(options: ListContactsOptions = {}): AsyncGenerator<ContactsPage, void, undefined> {
+    let cursor: string | null | undefined;
+    do {
+      const page: ContactsPage = await this.listContactsPage({ ...options, cursor });
+      yield page;
+      cursor = page.nextCursor;
+    } while (cursor);
+  }
+
+  /** One page of GET /api/v2/contacts; `cursor` is the previous page's `nextCursor` (same filters). */
+  async listContactsPage(options: ListContactsOptions & { cursor?: string | null } = {}): Promise<ContactsPage> {
+    const query = new URLSearchParams();
+    if (options.limit !== undefined) query.set('limit', String(options.limit));
+    if (options.cursor) query.set('cursor', options.cursor);
+    if (options.listId !== undefined) query.set('listId', options.listId);
+    if (options.suppressed !== undefined) query.set('suppressed', String(options.suppressed));
+    if (options.updatedSince !== undefined) {
+      query.set('updatedSince', options.updatedSince instanceof Date ? options.updatedSince.toISOString() : options.updatedSince);
+    }
+    const text = query.toString();
+    const suffix = text ? `?${text}` : '';
+    return (await this.read<ContactsPage>(`/api/v2/contacts${suffix}`, options))!;
+  }
+
+  /**
+   * DELETE /api/v2/contacts/{email}; null when the organization has no such contact. Retried like a
+   * read: after a lost answer, a retry that finds nothing (null) may follow an attempt that deleted it.
+   */
+  deleteContact(email: string, options: CallOptions = {}): Promise<ContactDeleted | null> {
+    return this.remove(`/api/v2/contacts/${encodeURIComponent(email)}`, options, 'CONTACT_NOT_FOUND');
+  }
+
+  /**
+   * DELETE /api/v2/lists/{listId}/contacts/{email}: `removed`, or `unchanged` when not a member.
+   * Throws ContactSyncError for LIST_NOT_FOUND, CONTACT_NOT_FOUND and LAST_LIST_MEMBERSHIP.
+   */
+  async removeFromList(listId: string, email: string, options: CallOptions = {}): Promise<ListRemoval> {
+    return (await this.remove<ListRemoval>(`/api/v2/lists/${encodeURIComponent(listId)}/contacts/${encodeURIComponent(email)}`, options))!;
+  }
+
+  /**
+   * POST /api/v2/lists/{listId}/contacts/remove, up to 50 emails: one result per email, in order.
+   * Safe to retry (a removal done twice is `unchanged` the second time), and retried as a read is.
+   */
+  async removeFromListBatch(listId: string, emails: readonly string[], options: CallOptions = {}): Promise<ListRemovalBatch> {
+    const { answer, attempts } = await this.transport.send('POST', `/api/v2/lists/${encodeURIComponent(listId)}/contacts/remove`, {
+      body: { emails },
+      signal: options.signal,
+    });
+    if (answer.status === 200) return answer.body as ListRemovalBatch;
+    throw errorFromAnswer(answer, attempts);
+  }
+
+  /** DELETE with retries; 2xx is the body, `notFoundCode` is null, anything else throws. */
+  private async remove<T>(path: string, options: CallOptions, notFoundCode?: string): Promise<T | null> {
+    const { answer, attempts } = await this.transport.send('DELETE', path, { signal: options.signal });
+    if (answer.status === 200) return answer.body as T;
+    const error = errorFromAnswer(answer, attempts);
+    if (notFoundCode && error.code === notFoundCode) return null;
+    throw error;
   }
 }

@@ -41,6 +41,8 @@ export interface TransportStats {
 }
 
 const RETRIED_STATUSES = new Set([500, 502, 503, 504]);
+
+export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
 /** Failures whose outcome is unknown: the service may have processed the request. 429 is never processed. */
 const AMBIGUOUS_STATUSES = new Set([500, 502, 503, 504]);
 /** Connection errors raised before anything was sent. */
@@ -128,7 +130,7 @@ export class Transport {
 
   /** One HTTP exchange. A network failure is a value; the caller's abort is thrown. */
   private async attempt(
-    method: 'GET' | 'POST',
+    method: HttpMethod,
     path: string,
     body: unknown,
     headers: Record<string, string>,
@@ -185,7 +187,7 @@ export class Transport {
    * Throws ContactSyncError when the attempts or the time run out.
    */
   async send(
-    method: 'GET' | 'POST',
+    method: HttpMethod,
     path: string,
     options: {
       body?: unknown;
@@ -195,6 +197,12 @@ export class Transport {
       onAmbiguous?: (attempt: number) => Promise<HttpAnswer | null>;
       /** Told of every attempt that got a 429 (never processed). */
       onRateLimited?: (attempt: number) => void;
+      /**
+       * A create that must not be repeated blindly (POST /lists, /fields): stop at the first answer
+       * that may hide a success (500, 502, 504, or a connection lost after sending) and throw it.
+       * 503 (nothing written), 429 and connections refused before sending are still retried.
+       */
+      stopWhenAmbiguous?: boolean;
     } = {},
   ): Promise<{ answer: HttpAnswer; attempts: number; recoveredFrom?: number }> {
     const started = Date.now();
@@ -213,10 +221,20 @@ export class Transport {
           continue;
         }
         if (!RETRIED_STATUSES.has(answer.status)) return { answer, attempts: attempt };
+        if (options.stopWhenAmbiguous && answer.status !== 503) throw errorFromAnswer(answer, attempt);
         if (AMBIGUOUS_STATUSES.has(answer.status) && options.onAmbiguous) {
           const recovered = await options.onAmbiguous(attempt);
           if (recovered) return { answer: recovered, attempts: attempt, recoveredFrom: attempt };
         }
+      } else if (last.sent && options.stopWhenAmbiguous) {
+        throw new ContactSyncError(
+          `The connection broke after the request was sent; it may have been processed: ${String((last.error as Error)?.message ?? last.error)}`,
+          null,
+          'NETWORK_ERROR',
+          null,
+          attempt,
+          { cause: last.error },
+        );
       } else if (last.sent && options.onAmbiguous) {
         const recovered = await options.onAmbiguous(attempt);
         if (recovered) return { answer: recovered, attempts: attempt, recoveredFrom: attempt };

@@ -1,6 +1,6 @@
 import { AdminArgumentError, parseAdminCommand, parseIsoTime } from './admin.commands';
 
-// The argument rules of contract section 9, in-process (test/admin runs the real CLI).
+// The argument rules of the admin commands (docs/api.md#running-and-administration), in-process (test/admin runs the real CLI).
 describe('parseAdminCommand', () => {
   const ORG = 'org-1';
   const refused = (args: string[]) => {
@@ -17,12 +17,15 @@ describe('parseAdminCommand', () => {
 
   it('parses every command with its options', () => {
     expect(parseAdminCommand(['org', 'create', '--name', ' Acme '])).toEqual({ command: 'org create', name: 'Acme' });
-    expect(parseAdminCommand(['key', 'create', '--org', ORG])).toEqual({ command: 'key create', org: ORG, expiresAt: null });
-    expect(parseAdminCommand(['key', 'create', '--org', ORG, '--expires-at', '2020-01-01T00:00:00Z'])).toEqual({
+    // Without --scope: contacts:write, what every key had before scopes existed.
+    expect(parseAdminCommand(['key', 'create', '--org', ORG])).toEqual({ command: 'key create', org: ORG, expiresAt: null, scope: 'contacts:write' });
+    expect(parseAdminCommand(['key', 'create', '--org', ORG, '--expires-at', '2020-01-01T00:00:00Z', '--scope', 'admin'])).toEqual({
       command: 'key create',
       org: ORG,
       expiresAt: new Date('2020-01-01T00:00:00Z'),
+      scope: 'admin',
     });
+    expect(parseAdminCommand(['key', 'create', '--org', ORG, '--scope=contacts:read'])).toMatchObject({ scope: 'contacts:read' });
     expect(parseAdminCommand(['key', 'revoke', '--id', 'k'])).toEqual({ command: 'key revoke', id: 'k' });
     expect(parseAdminCommand(['list', 'create', '--org', ORG, '--name', 'News'])).toEqual({
       command: 'list create',
@@ -67,6 +70,9 @@ describe('parseAdminCommand', () => {
     ['empty value', ['org', 'create', '--name', '  '], /--name must not be empty/],
     ['stray positional', ['org', 'create', 'extra', '--name', 'x'], /extra/],
     ['bad --expires-at', ['key', 'create', '--org', ORG, '--expires-at', 'tomorrow'], /expires-at/],
+    ['unknown --scope', ['key', 'create', '--org', ORG, '--scope', 'contacts:delete'], /--scope must be one of contacts:read, contacts:write, admin/],
+    ['--scope in another letter case', ['key', 'create', '--org', ORG, '--scope', 'Admin'], /--scope/],
+    ['list name over 255 characters', ['list', 'create', '--org', ORG, '--name', 'x'.repeat(256)], /--name must be 1 to 255/],
     ['bad --reason', ['suppress', '--org', ORG, '--email', 'a@b.co', '--reason', 'spam'], /reason/],
     ['invalid email', ['suppress', '--org', ORG, '--email', 'not-an-email', '--reason', 'bounced'], /email/],
     ['email without a dot in its domain', ['suppress', '--org', ORG, '--email', 'a@localhost', '--reason', 'bounced'], /email/],

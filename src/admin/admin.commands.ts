@@ -1,19 +1,21 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { generateApiKey } from '../auth/api-key';
+import { DEFAULT_SCOPE, fromPrismaScope, isScope, type Scope, SCOPES, toPrismaScope } from '../auth/scopes';
 import { SUPPRESSION_REASONS, type SuppressionReason } from '../contacts/contact-rules';
 import { isValidEmail, normalizeEmail } from '../contacts/email';
-import {
-  CUSTOM_FIELD_KEY_PATTERN,
-  CUSTOM_FIELD_TYPES,
-  fitsCustomField,
-  isCalendarDate,
-  isStandardFieldKey,
-  type CustomFieldTypeName,
-} from '../custom-fields/field-definitions';
+import { checkNewField, type FieldInputNames } from '../custom-fields/field-checks';
+import { isCalendarDate, type CustomFieldTypeName } from '../custom-fields/field-definitions';
 import type { PrismaClient } from '../generated/prisma/client';
+import { listNameProblem } from '../lists/list-name';
+import { lockEmails } from '../contacts/email-locks';
+import { ErasureService } from '../erasure/erasure.service';
+import { RequestErrorCode } from '../errors/error-codes';
+import { RequestError } from '../errors/request-error';
+import { ErasureSecrets } from '../suppressions/erasure-secrets';
+import { SuppressionsService } from '../suppressions/suppressions.service';
 
 /**
- * The administration commands of contract section 9, without the process around them (cli.ts):
+ * The administration commands (docs/api.md#running-and-administration), without the process around them (cli.ts):
  * `parseAdminCommand` checks the words and options (no database), `executeAdminCommand` does the
  * work and checks what needs the database (unknown ids, duplicate field keys).
  */
@@ -26,7 +28,7 @@ type SuppressionReasonName = SuppressionReason;
 
 export type AdminCommand =
   | { command: 'org create'; name: string }
-  | { command: 'key create'; org: string; expiresAt: Date | null }
+  | { command: 'key create'; org: string; expiresAt: Date | null; scope: Scope }
   | { command: 'key revoke'; id: string }
   | { command: 'list create'; org: string; name: string }
   | { command: 'list archive'; id: string }
@@ -40,6 +42,8 @@ export type AdminCommand =
       options: string[];
     }
   | { command: 'suppress'; org: string; email: string; reason: SuppressionReasonName }
+  | { command: 'unsuppress'; org: string; email: string }
+  | { command: 'contact erase'; org: string; email: string }
   | { command: 'org list' }
   | { command: 'key list'; org: string }
   | { command: 'list list'; org: string }
@@ -51,9 +55,9 @@ export const COMMAND_HELP: Record<AdminCommand['command'], string> = {
   'org create': 'org create --name <name>\n  Creates an organization. Prints { "id" }.',
   'org list': 'org list\n  Lists the organizations, oldest first. Prints { "organizations": [{ "id", "name", "createdAt" }] }.',
   'key create':
-    'key create --org <orgId> [--expires-at <ISO time>]\n  Creates an API key. Prints { "id", "key" }: the only time the key is shown (only its hash is stored).\n  --expires-at: a date (2030-01-31, midnight UTC) or a date and time; without an offset it is UTC.',
+    'key create --org <orgId> [--expires-at <ISO time>] [--scope contacts:read|contacts:write|admin]\n  Creates an API key. Prints { "id", "key" }: the only time the key is shown (only its hash is stored).\n  --expires-at: a date (2030-01-31, midnight UTC) or a date and time; without an offset it is UTC.\n  --scope: what the key may do (default contacts:write); admin implies contacts:write, which implies contacts:read.',
   'key list':
-    'key list --org <orgId>\n  Lists the organization\'s API keys, oldest first. Prints { "keys": [{ "id", "prefix", "createdAt", "lastUsedAt", "expiresAt", "revokedAt" }] }.\n  Never shows a key or its hash; "prefix" is the start of the key, to tell keys apart.',
+    'key list --org <orgId>\n  Lists the organization\'s API keys, oldest first. Prints { "keys": [{ "id", "prefix", "scope", "createdAt", "lastUsedAt", "expiresAt", "revokedAt" }] }.\n  Never shows a key or its hash; "prefix" is the start of the key, to tell keys apart.',
   'key revoke': 'key revoke --id <keyId>\n  Revokes a key at once. Prints { "id", "revokedAt" } (the first revocation time if already revoked).',
   'list create': 'list create --org <orgId> --name <name>\n  Creates a list. Prints { "id" }.',
   'list list': 'list list --org <orgId>\n  Lists the organization\'s lists, archived ones included. Prints { "lists": [{ "id", "name", "archived", "createdAt" }] }.',
@@ -64,6 +68,10 @@ export const COMMAND_HELP: Record<AdminCommand['command'], string> = {
     'field list --org <orgId>\n  Lists the organization\'s custom fields, oldest first. Prints { "fields": [{ "id", "key", "type", "required", "defaultValue", "options", "createdAt" }] }.',
   suppress:
     'suppress --org <orgId> --email <email> --reason <bounced|complained|unsubscribed>\n  Suppresses an email (contacts with it are refused). Prints { "email", "reason" }.',
+  unsuppress:
+    'unsuppress --org <orgId> --email <email>\n  Lifts the suppression of an email, whatever its reason (also complained, which the API refuses to lift), and\n  also an erased (hashed) one. Prints { "email", "status": "unsuppressed", "reason" }.',
+  'contact erase':
+    'contact erase --org <orgId> --email <email>\n  Erases an address (right to erasure), as POST /api/v2/contacts/{email}/erase does: the contact, its memberships,\n  the suppression\'s plaintext (kept as a keyed hash) and every stored answer holding it. Prints\n  { "email", "status": "erased", "contactDeleted", "suppressionKept", "storedAnswersErased", "eventsRedacted" }.',
   migrate:
     'migrate\n  Applies pending database migrations to DATABASE_URL (for deployments that run with MIGRATE_ON_START=false).\n  Prints { "applied": [names] } (empty when nothing was pending).',
 };
@@ -99,7 +107,7 @@ const text = { type: 'string' } as const;
 /** Options of each command; `required` names those that must be given. */
 const COMMANDS: Record<AdminCommand['command'], { options: Options; required: string[] }> = {
   'org create': { options: { name: text }, required: ['name'] },
-  'key create': { options: { org: text, 'expires-at': text }, required: ['org'] },
+  'key create': { options: { org: text, 'expires-at': text, scope: text }, required: ['org'] },
   'key revoke': { options: { id: text }, required: ['id'] },
   'list create': { options: { org: text, name: text }, required: ['org', 'name'] },
   'list archive': { options: { id: text }, required: ['id'] },
@@ -108,6 +116,8 @@ const COMMANDS: Record<AdminCommand['command'], { options: Options; required: st
     required: ['org', 'key', 'type'],
   },
   suppress: { options: { org: text, email: text, reason: text }, required: ['org', 'email', 'reason'] },
+  unsuppress: { options: { org: text, email: text }, required: ['org', 'email'] },
+  'contact erase': { options: { org: text, email: text }, required: ['org', 'email'] },
   'org list': { options: {}, required: [] },
   'key list': { options: { org: text }, required: ['org'] },
   'list list': { options: { org: text }, required: ['org'] },
@@ -128,8 +138,8 @@ export const USAGE = `commands: ${Object.keys(COMMANDS).join(', ')}`;
 
 /** Parses `argv` (the words after `admin --`) strictly: unknown commands and options are errors. */
 export function parseAdminCommand(argv: string[]): AdminCommand {
-  // `suppress` and `migrate` are one word; every other command is two.
-  const words = argv[0] === 'suppress' || argv[0] === 'migrate' ? 1 : 2;
+  // `suppress`, `unsuppress` and `migrate` are one word; every other command is two.
+  const words = argv[0] === 'suppress' || argv[0] === 'unsuppress' || argv[0] === 'migrate' ? 1 : 2;
   const name = argv.slice(0, words).join(' ');
   if (argv.length < words || argv.slice(0, words).some((w) => w.startsWith('-')) || !(name in COMMANDS)) {
     throw new AdminArgumentError(`admin: unknown command "${argv.slice(0, 2).join(' ')}"; ${USAGE} (--help explains them)`);
@@ -159,11 +169,17 @@ export function parseAdminCommand(argv: string[]): AdminCommand {
         command: 'key create',
         org: str('org'),
         expiresAt: values['expires-at'] === undefined ? null : parseIsoTime(str('expires-at')),
+        scope: parseScope(values.scope),
       };
     case 'key revoke':
       return { command: 'key revoke', id: str('id') };
-    case 'list create':
-      return { command: 'list create', org: str('org'), name: str('name') };
+    case 'list create': {
+      const listName = str('name');
+      // The API's rule for list names (list-name.ts), so both make the same lists.
+      const problem = listNameProblem(listName, '--name');
+      if (problem) throw new AdminArgumentError(`list create: ${problem}`);
+      return { command: 'list create', org: str('org'), name: listName };
+    }
     case 'list archive':
       return { command: 'list archive', id: str('id') };
     case 'field create':
@@ -176,6 +192,11 @@ export function parseAdminCommand(argv: string[]): AdminCommand {
       return { command: name as 'key list' | 'list list' | 'field list', org: str('org') };
     case 'migrate':
       return { command: 'migrate' };
+    case 'unsuppress':
+      return { command: 'unsuppress', org: str('org'), email: normalizeEmail(str('email')) };
+    case 'contact erase':
+      // Any value: erasure removes the address wherever it was stored, valid or not.
+      return { command: 'contact erase', org: str('org'), email: normalizeEmail(str('email')) };
     case 'suppress': {
       const email = normalizeEmail(String(values.email));
       if (!isValidEmail(email)) throw new AdminArgumentError(`suppress: invalid --email ${JSON.stringify(values.email)}`);
@@ -192,27 +213,11 @@ function parseFieldCreate(
   values: Record<string, string | boolean | undefined>,
   str: (option: string) => string,
 ): AdminCommand {
-  const key = String(values.key);
-  if (!CUSTOM_FIELD_KEY_PATTERN.test(key)) {
-    throw new AdminArgumentError(`field create: --key must match ${String(CUSTOM_FIELD_KEY_PATTERN)}`);
-  }
-  if (isStandardFieldKey(key)) throw new AdminArgumentError(`field create: "${key}" is a standard field`);
-  const type = String(values.type);
-  if (!(CUSTOM_FIELD_TYPES as readonly string[]).includes(type)) {
-    throw new AdminArgumentError(`field create: --type must be one of ${CUSTOM_FIELD_TYPES.join(', ')}`);
-  }
-  let options: string[] = [];
-  if (type === 'select') {
-    if (values.options === undefined) throw new AdminArgumentError('field create: a select field needs --options a,b,c');
-    options = String(values.options)
-      .split(',')
-      .map((o) => o.trim());
-    if (options.some((o) => o === '')) throw new AdminArgumentError('field create: --options must not hold an empty option');
-    if (new Set(options).size !== options.length) throw new AdminArgumentError('field create: --options repeats an option');
-  } else if (values.options !== undefined) {
-    throw new AdminArgumentError('field create: --options is only for select fields');
-  }
-  let defaultValue: unknown = null;
+  // Only the command line's own syntax is read here (comma-separated options, JSON default); what
+  // makes a field definition valid is checked by checkNewField, which the API uses too.
+  let options: string[] | undefined;
+  if (values.options !== undefined) options = String(values.options).split(',').map((o) => o.trim());
+  let defaultValue: unknown;
   if (values.default !== undefined) {
     try {
       defaultValue = JSON.parse(String(values.default));
@@ -220,19 +225,31 @@ function parseFieldCreate(
       throw new AdminArgumentError('field create: --default must be JSON (e.g. \'"text"\', 42, true)');
     }
     // null would mean "no default": leave --default out instead of sending something that fits nothing.
-    if (!fitsCustomField({ type: type as CustomFieldTypeName, options }, defaultValue)) {
-      throw new AdminArgumentError(`field create: --default ${String(values.default)} does not fit a ${type} field`);
-    }
+    if (defaultValue === null) throw new AdminArgumentError('field create: --default null does not fit any field: leave --default out');
   }
-  return {
-    command: 'field create',
-    org: str('org'),
-    key,
-    type: type as CustomFieldTypeName,
-    required: values.required === true,
-    defaultValue,
-    options,
-  };
+  const checked = checkNewField(
+    { key: String(values.key), type: String(values.type), required: values.required === true, defaultValue, options },
+    ADMIN_FIELD_NAMES,
+  );
+  if (!checked.ok) throw new AdminArgumentError(`field create: ${checked.message}`);
+  return { command: 'field create', org: str('org'), ...checked.value };
+}
+
+/** How `field create` names its inputs in messages. */
+const ADMIN_FIELD_NAMES: FieldInputNames = {
+  key: '--key',
+  type: '--type',
+  required: '--required',
+  defaultValue: '--default',
+  options: '--options',
+};
+
+/** `--scope` of `key create`: absent means contacts:write, what every key had before scopes existed. */
+function parseScope(value: string | boolean | undefined): Scope {
+  if (value === undefined) return DEFAULT_SCOPE;
+  const scope = String(value).trim();
+  if (!isScope(scope)) throw new AdminArgumentError(`key create: --scope must be one of ${SCOPES.join(', ')}`);
+  return scope;
 }
 
 /**
@@ -267,12 +284,13 @@ export async function executeAdminCommand(
       const rows = await prisma.apiKey.findMany({
         where: { organizationId: command.org },
         orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
-        select: { id: true, prefix: true, createdAt: true, lastUsedAt: true, expiresAt: true, revokedAt: true },
+        select: { id: true, prefix: true, scope: true, createdAt: true, lastUsedAt: true, expiresAt: true, revokedAt: true },
       });
       return {
         keys: rows.map((k) => ({
           id: k.id,
           prefix: k.prefix,
+          scope: fromPrismaScope(k.scope),
           createdAt: k.createdAt.toISOString(),
           lastUsedAt: k.lastUsedAt?.toISOString() ?? null,
           expiresAt: k.expiresAt?.toISOString() ?? null,
@@ -312,7 +330,7 @@ export async function executeAdminCommand(
       // Only the hash and a short prefix reach the database; the key is printed once.
       const { key, prefix, keyHash } = generateApiKey();
       const row = await prisma.apiKey.create({
-        data: { organizationId: command.org, prefix, keyHash, expiresAt: command.expiresAt },
+        data: { organizationId: command.org, prefix, keyHash, expiresAt: command.expiresAt, scope: toPrismaScope(command.scope) },
       });
       return { id: row.id, key };
     }
@@ -358,12 +376,37 @@ export async function executeAdminCommand(
     }
     case 'suppress': {
       await requireOrganization(prisma, command.org, command.command);
-      const row = await prisma.suppression.upsert({
-        where: { organizationId_email: { organizationId: command.org, email: command.email } },
-        create: { organizationId: command.org, email: command.email, reason: command.reason },
-        update: { reason: command.reason },
+      const hash = (await new ErasureSecrets(prisma).hasherFor(command.org))(command.email);
+      const row = await prisma.$transaction(async (tx) => {
+        await lockEmails(tx, command.org, [command.email]);
+        // The address is named again: one suppression, the plain one (an erased one is replaced).
+        await tx.erasedSuppression.deleteMany({ where: { organizationId: command.org, emailHash: hash } });
+        return tx.suppression.upsert({
+          where: { organizationId_email: { organizationId: command.org, email: command.email } },
+          create: { organizationId: command.org, email: command.email, reason: command.reason },
+          update: { reason: command.reason },
+        });
       });
       return { email: row.email, reason: row.reason };
+    }
+    case 'unsuppress': {
+      await requireOrganization(prisma, command.org, command.command);
+      try {
+        // The API's rules (SuppressionsService), with the operator's right to lift a complaint.
+        const lifted = await new SuppressionsService(prisma, new ErasureSecrets(prisma)).lift(command.org, command.email, { allowComplained: true });
+        return { email: lifted.email, status: 'unsuppressed', reason: lifted.reason };
+      } catch (error) {
+        if (error instanceof RequestError && error.code === RequestErrorCode.SUPPRESSION_NOT_FOUND) {
+          throw new AdminArgumentError(`unsuppress: ${JSON.stringify(command.email)} is not suppressed in this organization`);
+        }
+        throw error;
+      }
+    }
+    case 'contact erase': {
+      await requireOrganization(prisma, command.org, command.command);
+      // The API's erasure (ErasureService): one place for what leaves the database.
+      const outcome = await new ErasureService(prisma, new ErasureSecrets(prisma)).erase(command.org, command.email);
+      return { email: command.email, status: 'erased', ...outcome };
     }
   }
 }

@@ -1,5 +1,5 @@
 /**
- * `npm run --silent admin -- <command>` (contract section 9). stdout carries exactly one JSON
+ * `npm run --silent admin -- <command>` (docs/api.md#running-and-administration). stdout carries exactly one JSON
  * object, so scripts can parse it; everything else (progress, warnings, errors) goes to stderr.
  * Errors are one line, `<command>: <what is wrong>`.
  * Exit codes: 0 done, 2 bad argument, 1 anything else (configuration, database).

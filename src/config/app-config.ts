@@ -27,6 +27,12 @@ const envSchema = z.object({
   DB_CONNECT_TIMEOUT_MS: positiveInt.default(3000),
   /** PostgreSQL statement_timeout of every connection: a longer statement is cancelled (503). */
   DB_STATEMENT_TIMEOUT_MS: positiveInt.default(5000),
+  /**
+   * PostgreSQL lock_timeout of every connection: a request waiting this long for locks other
+   * requests hold (the per-email locks of a write) answers 503 "being changed by other requests"
+   * instead of waiting for the statement timeout. Unset: 60% of DB_STATEMENT_TIMEOUT_MS; 0: none.
+   */
+  DB_LOCK_TIMEOUT_MS: z.coerce.number({ message: 'must be a whole number' }).int('must be a whole number').min(0, 'must be 0 or more').optional(),
   /** PostgreSQL idle_in_transaction_session_timeout: a transaction left idle this long is ended by the server. */
   DB_IDLE_IN_TRANSACTION_TIMEOUT_MS: positiveInt.default(10000),
   REDIS_URL: z
@@ -56,7 +62,18 @@ const envSchema = z.object({
   HEADERS_TIMEOUT_MS: positiveInt.default(10000),
   /** Longest time to receive a body once the server starts reading it; then 408, connection closed. */
   BODY_TIMEOUT_MS: positiveInt.default(30000),
-});
+})
+  // A lock wait must end before the statement timeout, or it is reported as the database failing.
+  .superRefine((config, ctx) => {
+    if (config.DB_LOCK_TIMEOUT_MS !== undefined && config.DB_LOCK_TIMEOUT_MS >= config.DB_STATEMENT_TIMEOUT_MS) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['DB_LOCK_TIMEOUT_MS'],
+        message: `must be below DB_STATEMENT_TIMEOUT_MS (${config.DB_STATEMENT_TIMEOUT_MS})`,
+      });
+    }
+  })
+  .transform((config) => ({ ...config, DB_LOCK_TIMEOUT_MS: config.DB_LOCK_TIMEOUT_MS ?? Math.floor(config.DB_STATEMENT_TIMEOUT_MS * 0.6) }));
 
 export type AppConfig = z.infer<typeof envSchema>;
 

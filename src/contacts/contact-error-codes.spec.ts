@@ -3,7 +3,7 @@ import { SUPPRESSION_REASONS } from './contact-rules';
 import { CUSTOM_FIELD_TYPES } from '../custom-fields/field-definitions';
 
 describe('the lists of values', () => {
-  it('per-contact codes in the rule order of contract section 4', () => {
+  it('per-contact codes in the rule order of docs/api.md#rules-and-codes', () => {
     expect(CONTACT_ERROR_CODES).toEqual([
       'INVALID_EMAIL',
       'DUPLICATE_IN_REQUEST',

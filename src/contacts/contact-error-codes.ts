@@ -1,7 +1,7 @@
 import { assertUnreachable } from '../errors/error-codes';
 
 /**
- * Per-contact codes (contract section 4), in rule order: values in the results, not exceptions.
+ * Per-contact codes (docs/api.md#rules-and-codes), in rule order: values in the results, not exceptions.
  * The rules, the results, the OpenAPI document and the tests all import them from here.
  */
 export enum ContactErrorCode {

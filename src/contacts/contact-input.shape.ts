@@ -1,8 +1,8 @@
-/** Contract section 7: at most 50 contacts per batch. */
+/** At most 50 contacts per batch (docs/api.md#endpoints). */
 export const BATCH_LIMIT = 50;
 
 /**
- * One contact input after the shape check (contract section 4; see dto/create-contact.dto.ts).
+ * One contact input after the shape check (docs/api.md#a-contact; see dto/create-contact.dto.ts).
  * `email` is still unchecked (it is rule 1, a per-contact failure, not a shape error). `fields` is
  * a Map so that a key named `__proto__` or `constructor` stays an ordinary key and never touches a
  * prototype.

@@ -1,7 +1,8 @@
 /**
- * The per-contact results of the pipeline and the response bodies of contract section 7 (with
- * the additions of section 11: dryRun, changedFields/addedListIds, suppressionReason).
+ * The per-contact results of the pipeline and the response bodies of docs/api.md#endpoints (with
+ * dryRun, changedFields/addedListIds and suppressionReason: #dry-run, #rules-and-codes).
  */
+import type { Answer } from '../requests/stored-answer';
 import { singleEndpointStatusOf } from './contact-error-codes';
 import type { ContactFailureCode, SuppressionReason } from './contact-rules';
 import type { StoredContact } from './contacts.repository';
@@ -80,6 +81,14 @@ export function renderBatchResponse(requestId: string, results: ContactResult[],
       dryRun,
     ),
   };
+}
+
+/** Which POST endpoint a request came through: it decides how the results are rendered. */
+export type ContactsEndpoint = 'single' | 'batch';
+
+/** The answer of a POST: rendered once, from the results, by its endpoint's renderer. */
+export function renderAnswer(endpoint: ContactsEndpoint, requestId: string, results: ContactResult[], dryRun: boolean): Answer {
+  return endpoint === 'single' ? renderSingleResponse(requestId, results[0], dryRun) : renderBatchResponse(requestId, results, dryRun);
 }
 
 /** A date custom value is stored as its YYYY-MM-DD string, a number as a JSON number. */

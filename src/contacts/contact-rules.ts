@@ -1,5 +1,5 @@
 /**
- * The ten per-contact rules of contract section 4 and the outcomes of section 6, as pure
+ * The ten per-contact rules and the outcomes of docs/api.md#rules-and-codes, as pure
  * functions. Rules 1–3 need nothing but the request (`screenContacts`); rules 4–10 need what the
  * database knows about the organization and the emails (`planContact` with a RuleContext). The
  * first rule that fails is the contact's code.
@@ -86,8 +86,10 @@ export interface RuleContext {
   customFields: ReadonlyMap<string, CustomFieldDefinition>;
   /** By normalized email. */
   existingContacts: ReadonlyMap<string, ExistingContact>;
-  /** By normalized email. */
+  /** By normalized email, plain and erased (kept under a hash) alike: rule 8 treats them the same. */
   suppressions: ReadonlyMap<string, SuppressionReason>;
+  /** The emails among `suppressions` whose suppression is erased (the address stored nowhere). */
+  erasedSuppressions?: ReadonlySet<string>;
 }
 
 const fail = (code: ContactFailureCode, message: string, extra: Partial<ContactFailure> = {}): ContactFailure => ({
@@ -218,7 +220,7 @@ function planCreate(
     if (isStandardFieldKey(key)) standard[key] = value as string | null;
     else if (value !== null) custom.set(key, value);
   }
-  // Defaults fill what the input does not set; an explicit null means "no value" (section 12).
+  // Defaults fill what the input does not set; an explicit null means "no value" (docs/api.md#fields).
   const givenKeys = new Set(given.map(([key]) => key));
   for (const definition of context.customFields.values()) {
     if (!givenKeys.has(definition.key) && hasDefault(definition)) custom.set(definition.key, definition.defaultValue);

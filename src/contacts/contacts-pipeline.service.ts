@@ -2,9 +2,9 @@ import { Injectable, Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { Database, type SqlClient } from '../database/database';
 import { MetricsService } from '../metrics/metrics.service';
-import type { Answer } from '../requests/stored-responses.repository';
+import type { Answer } from '../requests/stored-answer';
 import type { ContactInput } from './contact-input.shape';
-import type { ContactResult } from './contact-results';
+import { type ContactResult, type ContactsEndpoint, renderAnswer } from './contact-results';
 import {
   type ContactFailure,
   type PlannedChange,
@@ -15,20 +15,24 @@ import {
   screenContacts,
 } from './contact-rules';
 import { type AnswerWrite, ContactsRepository } from './contacts.repository';
+import { ErasureSecrets, type EmailHasher } from '../suppressions/erasure-secrets';
 
-export interface PipelineOptions {
+/** One POST of contacts, as the controller received it. */
+export interface ContactsRequest {
+  organizationId: string;
+  endpoint: ContactsEndpoint;
+  /** The request's X-Request-Id: the stored answer's key (GET /requests/{request_id}). */
+  requestId: string;
+  /** The X-Client-Request-Id the POST sent, if any (GET /requests?clientRequestId=). */
+  clientRequestId: string | null;
   dryRun: boolean;
-  /**
-   * Runs inside the transaction that writes the contacts, after the writes, with the results the
-   * request will answer (e.g. to store the response in the same transaction). Not called on a
-   * dry run. When given, a transaction is opened even if no row reaches the database.
-   */
-  inTransaction?: (tx: SqlClient, results: ContactResult[]) => Promise<void>;
-  /**
-   * On a real run, the answer rendered from the results is stored (GET /requests/{request_id}) by
-   * the same statement that writes the contacts: it exists exactly when its writes do.
-   */
-  store?: { requestId: string; clientRequestId: string | null; render: (results: ContactResult[]) => Answer };
+  inputs: readonly ContactInput[];
+}
+
+/** What the pipeline did: the per-contact results and the answer, already stored on a real run. */
+export interface ContactsOutcome {
+  results: ContactResult[];
+  answer: Answer;
 }
 
 /** The unique index saw a contact the locks should have kept out; the attempt is retried. */
@@ -51,24 +55,26 @@ export class ContactsPipelineService {
     private readonly database: Database,
     private readonly contacts: ContactsRepository,
     private readonly metrics: MetricsService,
+    private readonly secrets: ErasureSecrets,
   ) {}
 
-  async process(organizationId: string, inputs: readonly ContactInput[], options: PipelineOptions): Promise<ContactResult[]> {
-    const results = await this.processWithRetry(organizationId, inputs, options);
-    if (!options.dryRun) {
-      for (const result of results) this.metrics.contactProcessed(result.status, result.status === 'failed' ? result.code : '');
+  /**
+   * Runs the request: rules, then (on a real run) the writes and the rendered answer in ONE
+   * statement of one transaction, so the stored answer exists exactly when its writes do. Returns
+   * what was done and what to answer; nothing leaves the transaction before it ends.
+   */
+  async process(request: ContactsRequest): Promise<ContactsOutcome> {
+    const outcome = await this.processWithRetry(request);
+    if (!request.dryRun) {
+      for (const result of outcome.results) this.metrics.contactProcessed(result.status, result.status === 'failed' ? result.code : '');
     }
-    return results;
+    return outcome;
   }
 
-  private async processWithRetry(
-    organizationId: string,
-    inputs: readonly ContactInput[],
-    options: PipelineOptions,
-  ): Promise<ContactResult[]> {
+  private async processWithRetry(request: ContactsRequest): Promise<ContactsOutcome> {
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.processOnce(organizationId, inputs, options);
+        return await this.processOnce(request);
       } catch (error) {
         if (attempt >= MAX_ATTEMPTS || !isRetryable(error)) throw error;
         this.logger.warn(`Contacts transaction conflicted (attempt ${attempt}); retrying`);
@@ -76,30 +82,32 @@ export class ContactsPipelineService {
     }
   }
 
-  private async processOnce(
-    organizationId: string,
-    inputs: readonly ContactInput[],
-    options: PipelineOptions,
-  ): Promise<ContactResult[]> {
-    const screened = screenContacts(inputs);
+  private async processOnce(request: ContactsRequest): Promise<ContactsOutcome> {
+    const { organizationId, dryRun } = request;
+    const screened = screenContacts(request.inputs);
     const candidates = screened.flatMap((row) => (row.kind === 'candidate' ? [row] : []));
-    const needsTransaction =
-      candidates.length > 0 || (!options.dryRun && (options.inTransaction !== undefined || options.store !== undefined));
-    if (!needsTransaction) {
+    const outcome = (results: ContactResult[]): ContactsOutcome => ({
+      results,
+      answer: renderAnswer(request.endpoint, request.requestId, results, dryRun),
+    });
+    // A real run always opens its transaction: its answer is stored even when every row failed.
+    if (candidates.length === 0 && dryRun) {
       // Every row failed rules 1–3: nothing to read or write.
-      return screened.flatMap((row) => (row.kind === 'failed' ? [failureResult(row.email, row.failure)] : []));
+      return outcome(screened.flatMap((row) => (row.kind === 'failed' ? [failureResult(row.email, row.failure)] : [])));
     }
 
+    // Before the transaction: a first read of the secret must not wait for a second pool connection.
+    const hashEmail = candidates.length > 0 ? await this.secrets.hasherFor(organizationId) : (email: string) => email;
     return this.database.transaction(async (tx) => {
       const emails = candidates.map((row) => row.email).sort();
-      const context = await this.readContext(tx, organizationId, emails, candidates);
+      const context = await this.readContext(tx, organizationId, emails, candidates, hashEmail);
       const plans = new Map<string, ContactFailure | PlannedChange>(
         candidates.map((row) => [row.email, planContact(row.email, row.input, context)]),
       );
 
       // Ids are made here, so the results (and the answer) are known before the one write statement.
       const createdIds = new Map<string, string>();
-      if (!options.dryRun) {
+      if (!dryRun) {
         for (const plan of plans.values()) if (plan.outcome === 'created') createdIds.set(plan.email, randomUUID());
       }
       const results = screened.map((row): ContactResult => {
@@ -107,16 +115,18 @@ export class ContactsPipelineService {
         const plan = plans.get(row.email) as ContactFailure | PlannedChange;
         return plan.outcome === 'failed' ? failureResult(row.email, plan) : successResult(plan, createdIds);
       });
-      if (!options.dryRun) {
-        const stored = options.store && {
-          requestId: options.store.requestId,
-          clientRequestId: options.store.clientRequestId,
-          answer: options.store.render(results),
-        };
+      const done = outcome(results);
+      if (!dryRun) {
+        const stored = { requestId: request.requestId, clientRequestId: request.clientRequestId, answer: done.answer };
         await this.write(tx, organizationId, [...plans.values()], createdIds, stored);
-        if (options.inTransaction) await options.inTransaction(tx, results);
+        // A create that stores an erased address again turns its erased suppression back into a plain one.
+        const storedAgain = [...plans.values()]
+          .filter((plan): plan is PlannedCreate => plan.outcome === 'created')
+          .map((plan) => plan.email)
+          .filter((email) => context.erasedSuppressions?.has(email));
+        await this.contacts.restoreErasedSuppressions(tx, organizationId, storedAgain, hashEmail);
       }
-      return results;
+      return done;
     });
   }
 
@@ -126,26 +136,26 @@ export class ContactsPipelineService {
     organizationId: string,
     emails: string[],
     candidates: Array<{ input: ContactInput }>,
+    hashEmail: EmailHasher,
   ): Promise<RuleContext> {
     if (emails.length === 0) {
       return { activeListIds: new Set(), customFields: new Map(), existingContacts: new Map(), suppressions: new Map() };
     }
     await this.contacts.lockEmails(tx, organizationId, emails);
     const listIds = [...new Set(candidates.flatMap((row) => row.input.listIds ?? []))];
-    return this.contacts.readRuleContext(tx, organizationId, emails, listIds);
+    return this.contacts.readRuleContext(tx, organizationId, emails, listIds, hashEmail);
   }
 
-  /** One statement whatever the batch size (answer included); skipped when nothing is to be written. */
+  /** One statement whatever the batch size, the answer included. */
   private async write(
     tx: SqlClient,
     organizationId: string,
     plans: Array<ContactFailure | PlannedChange>,
     createdIds: Map<string, string>,
-    stored: AnswerWrite | undefined,
+    stored: AnswerWrite,
   ): Promise<void> {
     const creates = plans.filter((plan): plan is PlannedCreate => plan.outcome === 'created');
     const updates = plans.filter((plan): plan is PlannedUpdate => plan.outcome === 'updated');
-    if (creates.length === 0 && updates.length === 0 && !stored) return;
     const idOf = (plan: PlannedCreate) => createdIds.get(plan.email) as string;
 
     const inserted = await this.contacts.writeChanges(tx, organizationId, {

@@ -1,10 +1,12 @@
-import { applyDecorators, Body, Controller, Get, Param, Post, Query, Req, Res, UseGuards, UseInterceptors } from '@nestjs/common';
+import { applyDecorators, Body, Controller, Delete, Get, Param, Post, Query, Req, Res, UseGuards, UseInterceptors } from '@nestjs/common';
 import { ApiExcludeEndpoint, ApiExtraModels, ApiHeader, ApiOperation, ApiParam, ApiQuery, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import type { CallerIdentity } from '../auth/authenticated-request';
 import { Caller } from '../auth/caller.decorator';
+import { RequireScope } from '../auth/scopes';
 import { Public } from '../common/public.decorator';
 import { requestIdOf } from '../common/request-id';
+import { isStorableText } from '../common/storable-text';
 import {
   ApiAnswer,
   ApiKeyAuth,
@@ -13,12 +15,12 @@ import {
   CLIENT_REQUEST_ID_PATTERN,
   schemaRef,
 } from '../docs/openapi.decorators';
-import { RequestError } from '../errors/request-error';
+import { RequestError, noRoute } from '../errors/request-error';
 import { RequestErrorCode } from '../errors/error-codes';
 import { ClientRequestIdGuard, clientRequestIdOf } from '../requests/client-request-id';
-import type { Answer } from '../requests/stored-responses.repository';
 import type { ContactInput } from './contact-input.shape';
-import { type ContactResult, renderBatchResponse, renderContact, renderSingleResponse } from './contact-results';
+import { type ContactsEndpoint, renderContact } from './contact-results';
+import { ContactsPipelineService } from './contacts-pipeline.service';
 import { ContactsRepository } from './contacts.repository';
 import { DryRunCheck, DryRunPipe } from './dry-run.pipe';
 import { BatchContactsDto } from './dto/batch-contacts.dto';
@@ -27,19 +29,23 @@ import {
   ContactConflict,
   ContactCreated,
   ContactFailure,
+  ContactDeletedModel,
   ContactResponseModel,
+  ContactsPageModel,
   ContactUnchanged,
   ContactUpdated,
 } from './dto/contact-responses.dto';
 import { CreateContactDto } from './dto/create-contact.dto';
-import { ContactsService } from './contacts.service';
+import { ContactDeletionRepository } from './deletion/contact-deletion.repository';
 import { isValidEmail, normalizeEmail } from './email';
+import { ContactListingRepository } from './listing/contact-listing.repository';
+import { encodeCursor, LISTING_LIMIT_DEFAULT, LISTING_LIMIT_MAX, parseListingQuery } from './listing/listing-query';
 
 const jsonBodyErrors =
   'Wrong Content-Type, malformed or empty JSON, non-UTF-8 body, unsupported Content-Encoding, an invalid ' +
   'X-Client-Request-Id, or wrong shape (the message names the path, e.g. `contacts[3].listIds must be an array of strings`)';
 
-/** What both POST endpoints document besides their bodies (contract sections 7 and 11). */
+/** What both POST endpoints document besides their bodies (docs/api.md#endpoints, #dry-run, #lost-responses). */
 const PostDocs = () =>
   applyDecorators(
     ApiQuery({
@@ -70,11 +76,57 @@ const contactNotFound = () =>
 @Controller('api/v2/contacts')
 export class ContactsController {
   constructor(
-    private readonly service: ContactsService,
+    private readonly pipeline: ContactsPipelineService,
     private readonly contacts: ContactsRepository,
+    private readonly listing: ContactListingRepository,
+    private readonly deletion: ContactDeletionRepository,
   ) {}
 
+  /** docs/api.md, "Listing contacts": keyset pages by normalized email in byte order. */
+  @Get()
+  @RequireScope('contacts:read')
+  @ApiOperation({
+    operationId: 'listContacts',
+    summary: 'List contacts, a page at a time',
+    description:
+      'Ordered by normalized email in byte order. Follow `nextCursor` (with the same filters) to the end to visit every ' +
+      'contact that existed for the whole walk exactly once. Filters combine with AND. For complete incremental sync use ' +
+      'the event feed, not `updatedSince`.',
+  })
+  @ApiQuery({ name: 'limit', required: false, schema: { type: 'integer', minimum: 1, maximum: LISTING_LIMIT_MAX, default: LISTING_LIMIT_DEFAULT } })
+  @ApiQuery({ name: 'cursor', required: false, type: String, description: 'The `nextCursor` of the previous page (opaque)' })
+  @ApiQuery({ name: 'listId', required: false, type: String, description: 'Members of this list (archived lists too)' })
+  @ApiQuery({ name: 'suppressed', required: false, schema: { type: 'string', enum: ['true', 'false'] } })
+  @ApiQuery({
+    name: 'updatedSince',
+    required: false,
+    schema: { type: 'string', format: 'date-time' },
+    description: 'ISO 8601 instant with an offset; contacts with `updatedAt` ≥ it',
+  })
+  @ApiAnswer(200, 'One page of contacts', ContactsPageModel)
+  @ApiRequestError(
+    400,
+    'INVALID_REQUEST: limit not an integer from 1 to 1000, suppressed not true/false, updatedSince not an ISO 8601 instant, ' +
+      'an unknown or repeated query parameter, or a cursor that is malformed or was issued for other filters',
+  )
+  @ApiRequestError(404, 'LIST_NOT_FOUND: listId names no list of this organization')
+  async findPage(@Caller() caller: CallerIdentity, @Req() req: Request) {
+    const query = parseListingQuery(req.query);
+    const { listId } = query.filters;
+    if (listId !== null && !(isStorableText(listId) && (await this.listing.listExists(caller.organizationId, listId)))) {
+      throw new RequestError(RequestErrorCode.LIST_NOT_FOUND, 'No list with this id in this organization');
+    }
+    const page = await this.listing.page(caller.organizationId, query);
+    const last = page.contacts.at(-1);
+    return {
+      request_id: requestIdOf(req),
+      contacts: page.contacts.map(renderContact),
+      nextCursor: page.more && last ? encodeCursor(last.email, query.filters) : null,
+    };
+  }
+
   @Post()
+  @RequireScope('contacts:write')
   @UseGuards(ClientRequestIdGuard)
   @UseInterceptors(DryRunCheck)
   @ApiOperation({
@@ -103,12 +155,11 @@ export class ContactsController {
     @Req() req: Request,
     @Res({ passthrough: true }) res: Response,
   ): Promise<unknown> {
-    return this.answer(caller, req, res, dryRun, [input], (requestId, results) =>
-      renderSingleResponse(requestId, results[0], dryRun),
-    );
+    return this.answer(caller, req, res, 'single', dryRun, [input]);
   }
 
   @Post('batch')
+  @RequireScope('contacts:write')
   @UseGuards(ClientRequestIdGuard)
   @UseInterceptors(DryRunCheck)
   @ApiOperation({
@@ -132,30 +183,28 @@ export class ContactsController {
     @Req() req: Request,
     @Res({ passthrough: true }) res: Response,
   ): Promise<unknown> {
-    return this.answer(caller, req, res, dryRun, body.contacts, (requestId, results) =>
-      renderBatchResponse(requestId, results, dryRun),
-    );
+    return this.answer(caller, req, res, 'batch', dryRun, body.contacts);
   }
 
-  /** Shape in, answer out: the pipeline, the rendering and the stored answer live in ContactsService. */
+  /** Shape in, answer out: the pipeline renders the answer once, stores it with its writes and returns it. */
   private async answer(
     caller: CallerIdentity,
     req: Request,
     res: Response,
+    endpoint: ContactsEndpoint,
     dryRun: boolean,
     inputs: ContactInput[],
-    render: (requestId: string, results: ContactResult[]) => Answer,
   ): Promise<unknown> {
-    const { status, body } = await this.service.submit(
-      caller.organizationId,
-      requestIdOf(req),
+    const { answer } = await this.pipeline.process({
+      organizationId: caller.organizationId,
+      endpoint,
+      requestId: requestIdOf(req),
+      clientRequestId: clientRequestIdOf(req),
       dryRun,
       inputs,
-      render,
-      clientRequestIdOf(req),
-    );
-    res.status(status);
-    return body;
+    });
+    res.status(answer.status);
+    return answer.body;
   }
 
   /**
@@ -166,11 +215,20 @@ export class ContactsController {
   @ApiExcludeEndpoint() // answers only 404 NOT_FOUND
   @Get('batch')
   batchIsNotReadable(@Req() req: Request): never {
+    throw noRoute(req.method);
+  }
+
+  /** Likewise for DELETE: not a deletion of a contact named "batch". */
+  @Public()
+  @ApiExcludeEndpoint()
+  @Delete('batch')
+  batchIsNotDeletable(@Req() req: Request): never {
     throw new RequestError(RequestErrorCode.NOT_FOUND, `No route for ${req.method} ${req.path}`);
   }
 
   /** Express has already percent-decoded the email; broken encoding never reaches here (400). */
   @Get(':email')
+  @RequireScope('contacts:read')
   @ApiOperation({ operationId: 'getContact', summary: 'Read one contact' })
   @ApiParam({ name: 'email', type: String, description: 'URL-encoded; normalized (trimmed, lowercased) before lookup' })
   @ApiAnswer(200, 'The contact', ContactResponseModel)
@@ -182,5 +240,25 @@ export class ContactsController {
     const contact = await this.contacts.findByEmail(caller.organizationId, email);
     if (!contact) throw contactNotFound();
     return { request_id: requestIdOf(req), contact: renderContact(contact) };
+  }
+
+  /** docs/api.md, "Deleting contacts": the contact and its memberships; its suppression stays. */
+  @Delete(':email')
+  @RequireScope('contacts:write')
+  @ApiOperation({
+    operationId: 'deleteContact',
+    summary: 'Delete one contact',
+    description:
+      'Removes the contact and its list memberships. A suppression of the email stays: a later create is SUPPRESSED_EMAIL ' +
+      'without `overwrite`. Serialized with creates and updates of the same email.',
+  })
+  @ApiParam({ name: 'email', type: String, description: 'URL-encoded; normalized (trimmed, lowercased) before lookup' })
+  @ApiAnswer(200, 'Deleted', ContactDeletedModel)
+  @ApiRequestError(400, 'Broken percent-encoding in the path (INVALID_REQUEST), checked after the key and the limits')
+  @ApiRequestError(404, 'CONTACT_NOT_FOUND: no such contact in this organization, or not a valid email')
+  async delete(@Caller() caller: CallerIdentity, @Req() req: Request, @Param('email') rawEmail: string) {
+    const email = normalizeEmail(rawEmail);
+    if (!isValidEmail(email) || !(await this.deletion.deleteByEmail(caller.organizationId, email))) throw contactNotFound();
+    return { request_id: requestIdOf(req), email, status: 'deleted' as const };
   }
 }

@@ -1,15 +1,26 @@
 import { Module } from '@nestjs/common';
+import { StatementRegistry } from '../database/statements';
+import { DescribesOpenApiModels } from '../docs/openapi.decorators';
 import { MetricsModule } from '../metrics/metrics.module';
 import { RequestsModule } from '../requests/requests.module';
+import { SuppressionsModule } from '../suppressions/suppressions.module';
 import { ContactsPipelineService } from './contacts-pipeline.service';
+import { ContactsWarmUpService } from './contacts-warm-up.service';
 import { ContactsController } from './contacts.controller';
 import { ContactsRepository } from './contacts.repository';
-import { ContactsService } from './contacts.service';
+import { ContactDeletionRepository } from './deletion/contact-deletion.repository';
+import { ContactListingRepository } from './listing/contact-listing.repository';
+import { CONTACTS_STATEMENTS } from './contacts.statements';
+import { CONTACT_UNIONS } from './dto/contact-responses.dto';
 
+@DescribesOpenApiModels({ unions: CONTACT_UNIONS })
 @Module({
-  imports: [MetricsModule, RequestsModule],
+  imports: [MetricsModule, RequestsModule, SuppressionsModule],
   controllers: [ContactsController],
-  providers: [ContactsRepository, ContactsPipelineService, ContactsService],
-  exports: [ContactsPipelineService, ContactsRepository],
+  providers: [ContactsRepository, ContactsPipelineService, ContactsWarmUpService, ContactListingRepository, ContactDeletionRepository],
 })
-export class ContactsModule {}
+export class ContactsModule {
+  constructor(statements: StatementRegistry) {
+    statements.register(CONTACTS_STATEMENTS);
+  }
+}

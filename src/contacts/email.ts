@@ -1,5 +1,5 @@
 /**
- * Email normalization and validity (contract section 4, rule 1): trimmed and lowercased, then
+ * Email normalization and validity (docs/api.md#a-contact; rule 1 of #rules-and-codes): trimmed and lowercased, then
  * ASCII `local@domain` in the WHATWG `input type=email` grammar, local part ≤ 64 and whole
  * address ≤ 254 characters, and a domain with at least one dot. Internationalized addresses are
  * refused (documented in docs/decisions.md).

@@ -2,7 +2,7 @@ import { isStorableText } from '../common/storable-text';
 import { CustomFieldType } from '../generated/prisma/enums';
 
 /**
- * What fits a field (contract section 5). Pure: used by the contacts pipeline for input values
+ * What fits a field (docs/api.md#fields). Pure: used by the contacts pipeline for input values
  * and by the admin command line for `field create --default`.
  */
 export const STANDARD_FIELD_KEYS = ['firstName', 'lastName', 'phone', 'company', 'jobTitle', 'city', 'country'] as const;

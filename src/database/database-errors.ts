@@ -25,19 +25,84 @@ const CONNECTION_MESSAGES = [
 ];
 const SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'ENOTFOUND', 'EHOSTUNREACH', 'ENOENT']);
 
-/** True when the error says the connection (or the server) is gone: the client must be destroyed. */
+/**
+ * Prisma Client's codes for a database it cannot reach or that dropped the connection: P1001 can't
+ * reach, P1002 timed out reaching, P1008 operation timed out, P1017 server closed the connection.
+ */
+const PRISMA_CONNECTION_CODES = new Set(['P1001', 'P1002', 'P1008', 'P1017']);
+/** …and for "cannot serve right now": P2024 pool timeout, P2037 too many connections. */
+const PRISMA_UNAVAILABLE_CODES = new Set(['P2024', 'P2037']);
+/** Driver-adapter error kinds (`DriverAdapterError.cause.kind`, adapter-pg) of a lost connection. */
+const ADAPTER_CONNECTION_KINDS = new Set(['DatabaseNotReachable', 'ConnectionClosed', 'SocketTimeout']);
+/**
+ * P2028 (Prisma's transaction API) means the database could not serve only in these two cases:
+ * no connection for the transaction within maxWait, and a transaction that outlived its timeout
+ * (rolled back by Prisma before COMMIT). Its other cases (not found, already closed) are bugs.
+ */
+const P2028_UNAVAILABLE = [/Unable to start a transaction in the given time/, /cannot be executed on an expired transaction/];
+
+type Layer = { code?: unknown; errorCode?: unknown; message?: unknown; kind?: unknown; originalCode?: unknown; originalMessage?: unknown };
+
+/**
+ * The error and what it wraps, the way Prisma nests a driver failure: PrismaClientKnownRequestError
+ * `meta.driverAdapterError` → DriverAdapterError, whose `cause` is adapter-pg's mapping
+ * `{ kind, originalCode (SQLSTATE), originalMessage }`; any Error's `cause`.
+ */
+function layersOf(error: unknown): Layer[] {
+  const layers: Layer[] = [];
+  const visit = (value: unknown, depth: number) => {
+    if (depth > 4 || value === null || typeof value !== 'object' || layers.includes(value)) return;
+    layers.push(value);
+    visit((value as { cause?: unknown }).cause, depth + 1);
+    visit((value as { meta?: { driverAdapterError?: unknown } }).meta?.driverAdapterError, depth + 1);
+  };
+  visit(error, 0);
+  return layers;
+}
+
+const isConnectionSqlState = (code: string) => code.startsWith('08') || /^57P0[123]$/.test(code);
+
+function layerLostConnection(layer: Layer): boolean {
+  for (const code of [layer.code, layer.originalCode, layer.errorCode]) {
+    if (typeof code !== 'string') continue;
+    if (SOCKET_CODES.has(code) || isConnectionSqlState(code) || PRISMA_CONNECTION_CODES.has(code)) return true;
+  }
+  if (typeof layer.kind === 'string' && ADAPTER_CONNECTION_KINDS.has(layer.kind)) return true;
+  return [layer.message, layer.originalMessage].some((text) => typeof text === 'string' && CONNECTION_MESSAGES.some((m) => text.includes(m)));
+}
+
+function layerUnavailable(layer: Layer): boolean {
+  if (layerLostConnection(layer)) return true;
+  for (const code of [layer.code, layer.originalCode, layer.errorCode]) {
+    if (typeof code !== 'string') continue;
+    if (UNAVAILABLE_SQLSTATES.has(code) || PRISMA_UNAVAILABLE_CODES.has(code)) return true;
+    if (code === 'P2028' && typeof layer.message === 'string' && P2028_UNAVAILABLE.some((re) => re.test(layer.message as string))) return true;
+  }
+  return layer.kind === 'TooManyConnections';
+}
+
+/**
+ * True when the error says the connection (or the server) is gone: the client must be destroyed.
+ * Read through Prisma's wrapping too (driver-adapter errors, P1001/P1017, ...).
+ */
 export function isConnectionLost(error: unknown): boolean {
-  if (!(error instanceof Error)) return false;
-  const code = (error as { code?: unknown }).code;
-  if (typeof code === 'string' && (SOCKET_CODES.has(code) || code.startsWith('08') || /^57P0[123]$/.test(code))) return true;
-  return CONNECTION_MESSAGES.some((message) => error.message.includes(message));
+  return layersOf(error).some(layerLostConnection);
 }
 
 /** True when a request failing with this error should answer 503 (nothing was written). */
 export function isUnavailable(error: unknown): boolean {
-  if (isConnectionLost(error)) return true;
-  const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === 'string' && UNAVAILABLE_SQLSTATES.has(code);
+  return layersOf(error).some(layerUnavailable);
+}
+
+/**
+ * COMMIT was sent and failed, and whether it took effect could not be found out (the database is
+ * unreachable): never "retry, nothing was written" (503), always 500 INTERNAL_ERROR.
+ */
+export class CommitOutcomeUnknownError extends Error {
+  override readonly name = 'CommitOutcomeUnknownError';
+  constructor(cause: unknown) {
+    super(`The database failed while COMMIT was in flight; the outcome is unknown: ${(cause as Error)?.message ?? String(cause)}`, { cause });
+  }
 }
 
 export function serviceUnavailable(cause: unknown): RequestError {
@@ -45,16 +110,61 @@ export function serviceUnavailable(cause: unknown): RequestError {
     'Retry-After': String(DATABASE_RETRY_AFTER_SECONDS),
   });
   error.cause = cause;
+  error.unavailableReason = 'database';
+  return error;
+}
+
+/** lock_not_available: a lock wait passed lock_timeout (DB_LOCK_TIMEOUT_MS). */
+export function isLockTimeout(error: unknown): boolean {
+  // On both paths: pg's error itself, or the SQLSTATE inside Prisma's wrapping.
+  return layersOf(error).some((layer) => layer.code === '55P03' || layer.originalCode === '55P03');
+}
+
+/**
+ * A write waited past DB_LOCK_TIMEOUT_MS for locks other requests hold (the per-email locks of
+ * contacts they are writing): 503 like a database fault (nothing was written, retry), but saying
+ * what happened, and counted apart (`service_unavailable_total{reason="lock_timeout"}`).
+ */
+export function contactsBusy(cause: unknown): RequestError {
+  const error = new RequestError(
+    RequestErrorCode.SERVICE_UNAVAILABLE,
+    'These contacts are being changed by other requests right now; nothing was written, retry later',
+    { 'Retry-After': String(DATABASE_RETRY_AFTER_SECONDS) },
+  );
+  error.cause = cause;
+  error.unavailableReason = 'lock_timeout';
   return error;
 }
 
 /**
- * The one classification of database failures. Before COMMIT was sent, a lost connection or a
- * timeout means the transaction rolled back: 503. While COMMIT was in flight the outcome is
- * unknown: the error stays what it is (500 INTERNAL_ERROR, never "retry, nothing was written").
+ * The one classification of database failures, of both paths: the raw `Database` (pg errors) and
+ * Prisma Client (its errors, read down to the driver's). Before COMMIT was sent, a lost connection
+ * or a timeout means the transaction rolled back: 503. While COMMIT was in flight the outcome is
+ * unknown: the error stays what it is (500 INTERNAL_ERROR, never "retry, nothing was written");
+ * on the Prisma path that is a CommitOutcomeUnknownError (prisma-adapter.ts). Applied once per
+ * request by RequestErrorFilter (through DATABASE_ERROR_CLASSIFIER) and inside Database.
  */
-export function classifyDatabaseError(error: unknown, commitInFlight: boolean): unknown {
+export function classifyDatabaseError(error: unknown, commitInFlight = false): unknown {
   if (error instanceof RequestError) return error;
-  if (commitInFlight) return error;
+  if (commitInFlight || error instanceof CommitOutcomeUnknownError) return error;
+  if (isLockTimeout(error)) return contactsBusy(error);
   return isUnavailable(error) ? serviceUnavailable(error) : error;
+}
+
+/**
+ * The cause of a database fault, for the operator's log line (database/fault-log.ts): the socket
+ * error code or SQLSTATE when there is one (ECONNREFUSED, 57P01, 57014, 08006, ...), else what
+ * node-postgres' message says (it has no codes for its own time-outs).
+ */
+export function faultCause(error: unknown): string {
+  const cause = error instanceof RequestError && error.cause !== undefined ? error.cause : error;
+  const code = (cause as { code?: unknown } | null)?.code;
+  if (typeof code === 'string' && code !== '') return code;
+  const message = cause instanceof Error ? cause.message : String(cause);
+  if (message.includes('timeout exceeded when trying to connect')) return 'pool wait timeout';
+  if (/connection timeout/i.test(message)) return 'connect timeout';
+  if (message.includes('Query read timeout')) return 'query timeout';
+  if (message.includes('Connection terminated')) return 'connection terminated';
+  if (message.includes('data folder')) return 'data folder gone';
+  return 'unclassified';
 }

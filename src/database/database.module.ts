@@ -1,7 +1,11 @@
 import { DynamicModule, Global, Module } from '@nestjs/common';
 import type { AppConfig } from '../config/app-config';
+import { DATABASE_ERROR_CLASSIFIER, type DatabaseErrorClassifier } from '../errors/request-error.filter';
 import { DATABASE_OPTIONS, Database, type DatabaseOptions } from './database';
+import { classifyDatabaseError } from './database-errors';
 import { PrismaService } from './prisma.service';
+import { StatementRegistry } from './statements';
+import { WarmUpService } from './warm-up.service';
 
 /** Where the database is: its URL and, for the embedded server, its data folder. */
 export interface DatabaseTarget {
@@ -18,13 +22,23 @@ export class DatabaseModule {
       poolSize: config.DB_POOL_SIZE,
       connectTimeoutMs: config.DB_CONNECT_TIMEOUT_MS,
       statementTimeoutMs: config.DB_STATEMENT_TIMEOUT_MS,
+      lockTimeoutMs: config.DB_LOCK_TIMEOUT_MS,
       idleInTransactionTimeoutMs: config.DB_IDLE_IN_TRANSACTION_TIMEOUT_MS,
       dataDir: config.EMBEDDED_DATA_DIR,
     };
+    // Errors that leave Prisma Client unclassified are classified once, by the global filter.
+    const classifier: DatabaseErrorClassifier = (error) => classifyDatabaseError(error);
     return {
       module: DatabaseModule,
-      providers: [{ provide: DATABASE_OPTIONS, useValue: options }, Database, PrismaService],
-      exports: [Database, PrismaService],
+      providers: [
+        { provide: DATABASE_OPTIONS, useValue: options },
+        { provide: DATABASE_ERROR_CLASSIFIER, useValue: classifier },
+        Database,
+        PrismaService,
+        StatementRegistry,
+        WarmUpService,
+      ],
+      exports: [Database, PrismaService, StatementRegistry, DATABASE_ERROR_CLASSIFIER],
     };
   }
 }

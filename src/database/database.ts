@@ -2,7 +2,11 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { Inject, Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
 import { Pool, type PoolClient, type QueryResultRow } from 'pg';
-import { classifyDatabaseError, isConnectionLost, serviceUnavailable } from './database-errors';
+import type { RequestError } from '../errors/request-error';
+import { classifyDatabaseError, faultCause, isConnectionLost, isLockTimeout, serviceUnavailable } from './database-errors';
+import { FaultLog } from './fault-log';
+import { HealthConnection } from './health-connection';
+import { bind, type RegisteredStatement } from './statements';
 
 export const DATABASE_OPTIONS = Symbol('DATABASE_OPTIONS');
 
@@ -25,6 +29,8 @@ export interface DatabaseOptions {
   poolSize: number;
   connectTimeoutMs: number;
   statementTimeoutMs: number;
+  /** lock_timeout (0: none); below statementTimeoutMs, so a lock wait is told from a database fault (55P03). */
+  lockTimeoutMs?: number;
   idleInTransactionTimeoutMs: number;
   /** The embedded server's data folder: readiness also checks that it still exists. */
   dataDir?: string;
@@ -53,6 +59,7 @@ export function createPool(options: DatabaseOptions): Pool {
     connectionTimeoutMillis: options.connectTimeoutMs,
     // Server-side limits, sent as start-up parameters (no extra round trip per connection).
     statement_timeout: options.statementTimeoutMs,
+    lock_timeout: options.lockTimeoutMs,
     idle_in_transaction_session_timeout: options.idleInTransactionTimeoutMs,
     // Prepared statements save the parse; each call is still planned with its own arrays. A
     // generic plan cannot see how many rows unnest($n) yields and chose a scan of all contacts
@@ -75,19 +82,29 @@ export function createPool(options: DatabaseOptions): Pool {
 export class Database implements OnModuleDestroy {
   readonly pool: Pool;
   private readonly logger = new Logger('Database');
+  /** Faults that answer 503: one line per cause per second, with a count (no stack per request). */
+  private readonly faults = new FaultLog();
   private dataFolderCheckedAt = 0;
   private dataFolderFound = true;
+  /** Readiness asks on its own connection, never queued behind requests waiting for the pool. */
+  private readonly health: HealthConnection;
 
   constructor(@Inject(DATABASE_OPTIONS) readonly options: DatabaseOptions) {
     this.pool = createPool(options);
+    this.health = new HealthConnection({ url: options.url, connectTimeoutMs: options.connectTimeoutMs });
     // An idle connection dropped by the server (restart, failover): the pool replaces it.
-    this.pool.on('error', (error) => this.logger.warn(`Idle database connection lost: ${error.message}`));
+    this.pool.on('error', (error) => this.faults.report(faultCause(error), `idle connection lost: ${error.message}`));
   }
 
   /** One statement outside a transaction. */
   async query<R extends QueryResultRow = QueryResultRow>(statement: string | Statement, values?: unknown[]): Promise<R[]> {
     const config = typeof statement === 'string' ? { text: statement, values } : statement;
     return this.withClient(async (client) => (await client.query<R>(config)).rows, false);
+  }
+
+  /** A registered statement (statements.ts) outside a transaction. */
+  run<R extends QueryResultRow>(statement: RegisteredStatement<R>, values: unknown[]): Promise<R[]> {
+    return this.query<R>(bind(statement, values));
   }
 
   /**
@@ -110,7 +127,7 @@ export class Database implements OnModuleDestroy {
           await client.query('COMMIT');
         } catch (error) {
           state.lost ??= asError(error);
-          const outcome = await this.outcomeOf(xid);
+          const outcome = await this.commitOutcome(xid);
           if (outcome === 'committed') return result;
           if (outcome === 'aborted') state.commitInFlight = false; // known: nothing was written (503)
           throw error;
@@ -128,8 +145,11 @@ export class Database implements OnModuleDestroy {
     }, true);
   }
 
-  /** What became of a transaction whose COMMIT failed, asked on another connection (bounded). */
-  private async outcomeOf(xid: string): Promise<'committed' | 'aborted' | 'unknown'> {
+  /**
+   * What became of a transaction whose COMMIT failed, asked on another connection (bounded). Also
+   * used by Prisma's transactions (prisma-adapter.ts).
+   */
+  async commitOutcome(xid: string): Promise<'committed' | 'aborted' | 'unknown'> {
     for (let attempt = 0; attempt < 5; attempt++) {
       try {
         const [row] = await this.query<{ status: string | null }>('SELECT pg_xact_status($1::xid8) AS status', [xid]);
@@ -148,13 +168,13 @@ export class Database implements OnModuleDestroy {
     work: (client: PoolClient, state: TransactionState) => Promise<T>,
     inTransaction: boolean,
   ): Promise<T> {
-    if (!this.dataFolderPresent(DATA_FOLDER_CHECK_MS)) throw serviceUnavailable(new Error('The embedded database data folder is gone'));
+    if (!this.dataFolderPresent(DATA_FOLDER_CHECK_MS)) throw this.unavailable(new Error('The embedded database data folder is gone'));
     let client: PoolClient;
     try {
       client = await this.pool.connect();
     } catch (error) {
       // Refused, unreachable or no pool connection within DB_CONNECT_TIMEOUT_MS: nothing was sent.
-      throw serviceUnavailable(error);
+      throw this.unavailable(error);
     }
     const state: TransactionState = { commitInFlight: false, lost: undefined };
     const onError = (error: Error) => {
@@ -168,12 +188,20 @@ export class Database implements OnModuleDestroy {
       if (inTransaction && state.commitInFlight) {
         this.logger.error(`Database failed while COMMIT was in flight (outcome unknown): ${(error as Error).message}`);
       }
-      throw classifyDatabaseError(error, state.commitInFlight);
+      const classified = classifyDatabaseError(error, state.commitInFlight);
+      // A lock wait that timed out is contention between requests, not a database fault.
+      if (classified !== error && !isLockTimeout(error)) this.faults.report(faultCause(error), asError(error).message);
+      throw classified;
     } finally {
       client.off('error', onError);
       // release(err) destroys the client: a dead connection never goes back to the pool.
       client.release(state.lost);
     }
+  }
+
+  private unavailable(error: unknown): RequestError {
+    this.faults.report(faultCause(error), asError(error).message);
+    return serviceUnavailable(error);
   }
 
   /**
@@ -193,7 +221,10 @@ export class Database implements OnModuleDestroy {
     return this.dataFolderFound;
   }
 
-  /** A bounded "can the database serve?" check, for /health/ready. */
+  /**
+   * A bounded "can the database serve?" check, for /health/ready, on the health connection (not
+   * the pool): a busy pool is not a sick database (docs/reliability.md, readiness).
+   */
   async ping(timeoutMs: number): Promise<boolean> {
     if (!this.dataFolderPresent(0)) return false;
     let timer: NodeJS.Timeout | undefined;
@@ -201,7 +232,7 @@ export class Database implements OnModuleDestroy {
       timer = setTimeout(() => resolve(false), timeoutMs);
     });
     try {
-      return await Promise.race([this.query('SELECT 1').then(() => true), timeout]);
+      return await Promise.race([this.health.check(), timeout]);
     } catch {
       return false;
     } finally {
@@ -210,6 +241,25 @@ export class Database implements OnModuleDestroy {
   }
 
   async onModuleDestroy(): Promise<void> {
-    if (!this.pool.ended) await this.pool.end();
+    this.faults.flushAll();
+    await this.health.close();
+    if (this.pool.ended) return;
+    // pool.end() waits for every checked-out connection to come back: bounded, so one connection
+    // that never does cannot hold the shutdown (or a test's app.close()) forever; it is logged.
+    const ended = this.pool.end();
+    let timer: NodeJS.Timeout | undefined;
+    const gaveUp = await Promise.race([
+      ended.then(() => false),
+      new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(true), POOL_END_TIMEOUT_MS))),
+    ]);
+    clearTimeout(timer);
+    if (gaveUp) {
+      const checkedOut = this.pool.totalCount - this.pool.idleCount;
+      this.logger.warn(`${checkedOut} database connection(s) still checked out ${POOL_END_TIMEOUT_MS} ms into shutdown; not waiting for them`);
+      ended.catch(() => undefined);
+    }
   }
 }
+
+/** Longest wait at shutdown for checked-out connections to come back to the pool. */
+const POOL_END_TIMEOUT_MS = 3000;

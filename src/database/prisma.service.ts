@@ -1,17 +1,18 @@
 import { Injectable, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
-import { PrismaPg } from '@prisma/adapter-pg';
 import { PrismaClient } from '../generated/prisma/client';
 import { Database } from './database';
+import { ReleasingPgAdapterFactory } from './prisma-adapter';
 
 /**
- * The Prisma client of the app (schema, admin, demo seed), on the pg driver adapter built over the
- * Database's own pool: one pool, one connection budget. The request path runs its SQL through
- * Database directly (see database.ts).
+ * The Prisma client of the app, on the pg driver adapter built over the Database's own pool: one
+ * pool, one connection budget. The adapter is wrapped (prisma-adapter.ts) so that an interactive
+ * transaction whose backend died gives its connection back; Prisma's errors are classified (503
+ * or 500) by the global filter with the same rules as the raw path (database-errors.ts).
  */
 @Injectable()
 export class PrismaService extends PrismaClient implements OnModuleInit, OnModuleDestroy {
   constructor(readonly database: Database) {
-    super({ adapter: new PrismaPg(database.pool) });
+    super({ adapter: new ReleasingPgAdapterFactory(database) });
   }
 
   async onModuleInit(): Promise<void> {

@@ -2,7 +2,7 @@ import { generateApiKey } from '../auth/api-key';
 import type { PrismaClient } from '../generated/prisma/client';
 
 /**
- * Demo data for the embedded database (contract section 10): on first start, one organization
+ * Demo data for the embedded database (docs/api.md#running-and-administration): on first start, one organization
  * with two lists, a few custom fields and an API key, so `npm start` can be tried with curl at
  * once. Never used with DATABASE_URL (a real deployment gets no demo data).
  */
@@ -46,9 +46,10 @@ export async function seedDemoData(prisma: PrismaClient): Promise<DemoSeedResult
         ...(field.defaultValue === null ? {} : { defaultValue: field.defaultValue }),
       })),
     });
-    // Only the hash is stored; the key itself is printed once, at this start.
+    // Only the hash is stored; the key itself is printed once, at this start. The demo key is
+    // `admin` (docs/api.md, "Key scopes"), so a first try can also manage lists and fields.
     const { key, prefix, keyHash } = generateApiKey();
-    await tx.apiKey.create({ data: { organizationId: org.id, prefix, keyHash } });
+    await tx.apiKey.create({ data: { organizationId: org.id, prefix, keyHash, scope: 'admin' } });
     return { seeded: true, organizationId: org.id, apiKey: key, listIds };
   });
 }
@@ -61,7 +62,7 @@ export function demoBanner(result: DemoSeedResult, baseUrl: string): string {
       '',
       'Embedded database ready (demo data was created on first start; its API key is not shown again).',
       'Create a new API key with:',
-      `  npm run --silent admin -- key create --org ${org}`,
+      `  npm run --silent admin -- key create --org ${org} [--scope contacts:read|contacts:write|admin]`,
       '',
     ].join('\n');
   }
@@ -78,6 +79,7 @@ export function demoBanner(result: DemoSeedResult, baseUrl: string): string {
     `  fields       ${DEMO_FIELDS.map((f) => `${f.key} (${f.type}${f.required ? ', required' : ''})`).join(', ')}`,
     '',
     `API key (shown only now): ${result.apiKey}`,
+    '  scope admin: it can also create lists and fields (docs/api.md, "Key scopes")',
     '',
     'Try it:',
     `  curl -s ${baseUrl}/api/v2/lists -H 'Authorization: Bearer ${result.apiKey}'`,

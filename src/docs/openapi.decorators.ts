@@ -25,7 +25,7 @@ export const REQUEST_ID_HEADER: Record<string, HeaderObject> = {
   },
 };
 
-/** On every response once the API key was accepted (contract sections 3 and 11). */
+/** On every response once the API key was accepted (docs/api.md#rate-limits). */
 export const RATE_LIMIT_HEADERS: Record<string, HeaderObject> = {
   'X-RateLimit-Limit': integerHeader("The organization's budget per window (ORG_RATE_LIMIT)"),
   'X-RateLimit-Remaining': integerHeader('Requests left in the current window, this one counted'),
@@ -46,7 +46,7 @@ const retryAfter = (description: string): Record<string, HeaderObject> => ({
   'Retry-After': { description, required: true, schema: { type: 'integer', minimum: 1 } },
 });
 
-/** Echoed by both POST endpoints when the request sent it (contract section 11). */
+/** Echoed by both POST endpoints when the request sent it (docs/api.md#lost-responses). */
 export const CLIENT_REQUEST_ID_PATTERN = '^[A-Za-z0-9._:-]{1,128}$';
 export const CLIENT_REQUEST_ID_HEADER: Record<string, HeaderObject> = {
   'X-Client-Request-Id': {
@@ -93,6 +93,31 @@ export function requestErrorModelOf(status: number): Type<unknown> {
 }
 
 export const schemaRef = (model: Type<unknown> | string): ReferenceObject => ({ $ref: getSchemaPath(model) });
+
+/** What a module adds to the OpenAPI document besides what its controllers' metadata reaches. */
+export interface OpenApiModels {
+  /** Models no route names directly (e.g. those only referenced by a `$ref` string). */
+  extraModels?: Type<unknown>[];
+  /** Named unions: swagger cannot name a oneOf, so each becomes a component `{ oneOf: [...] }`. */
+  unions?: Record<string, readonly Type<unknown>[]>;
+}
+
+const OPENAPI_MODELS = Symbol('openapi-models');
+
+/**
+ * On a feature module's class: the models it describes. docs/openapi.ts collects them from the
+ * app's modules, so the document is assembled from the modules and docs/ imports none of them.
+ */
+export const DescribesOpenApiModels =
+  (models: OpenApiModels): ClassDecorator =>
+  (target) => {
+    Reflect.defineMetadata(OPENAPI_MODELS, models, target);
+  };
+
+/** The models a module class declared with @DescribesOpenApiModels (none when it did not). */
+export function openApiModelsOf(moduleClass: Type<unknown>): OpenApiModels {
+  return (Reflect.getMetadata(OPENAPI_MODELS, moduleClass) as OpenApiModels | undefined) ?? {};
+}
 
 /** A JSON response of `model` (a class, or a raw schema such as a oneOf), with the contract's headers. */
 export function ApiAnswer(

@@ -1,14 +1,14 @@
 import type { INestApplication } from '@nestjs/common';
+import { ModulesContainer } from '@nestjs/core';
 import { DocumentBuilder, type OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { SchemaObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
-import { CONTACT_UNIONS } from '../contacts/dto/contact-responses.dto';
 import { PROJECT_ROOT } from '../database/project-root';
-import { StoredResponseModel } from '../requests/dto/stored-response.dto';
 import {
   API_KEY_HEADER_AUTH,
   BEARER_AUTH,
+  openApiModelsOf,
   REQUEST_ERROR_MODELS,
   schemaRef,
 } from './openapi.decorators';
@@ -41,13 +41,20 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
     .addTag('Organization', 'Lists and fields of the organization')
     .addTag('Operations', 'No API key, not counted against the organization')
     .build();
+  // Each module describes its own models (@DescribesOpenApiModels); collected in the order the
+  // app registered its modules, so the document does not depend on a list kept here.
+  const described = [...app.get(ModulesContainer).values()].map((moduleRef) => openApiModelsOf(moduleRef.metatype));
+  const unions = described.flatMap(({ unions = {} }) => Object.entries(unions));
   const document = SwaggerModule.createDocument(app, config, {
-    extraModels: [...REQUEST_ERROR_MODELS.values(), ...Object.values(CONTACT_UNIONS).flat(), StoredResponseModel],
+    extraModels: [
+      ...REQUEST_ERROR_MODELS.values(),
+      ...described.flatMap(({ unions = {}, extraModels = [] }) => [...Object.values(unions).flat(), ...extraModels]),
+    ],
   });
   const schemas = (document.components!.schemas ??= {}) as Record<string, SchemaObject>;
 
   // Swagger cannot name a oneOf: the unions of result models become components of their own.
-  for (const [name, models] of Object.entries(CONTACT_UNIONS)) schemas[name] = { oneOf: models.map((model) => schemaRef(model)) };
+  for (const [name, models] of unions) schemas[name] = { oneOf: models.map((model) => schemaRef(model)) };
 
   // Swagger has no class-level `additionalProperties`: every model of this API is closed (requests
   // with another key are refused, responses never carry one).

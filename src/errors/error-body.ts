@@ -1,6 +1,6 @@
 import { RequestErrorCode } from './error-codes';
 
-/** The request-level error body of contract section 8. */
+/** The request-level error body (docs/api.md#request-level-errors). */
 export interface RequestErrorBody {
   request_id: string;
   error: { code: RequestErrorCode; message: string };

@@ -1,4 +1,4 @@
-/** Codes of request-level errors (contract section 8); each has exactly one HTTP status. */
+/** Codes of request-level errors (docs/api.md#request-level-errors); each has exactly one HTTP status. */
 export enum RequestErrorCode {
   INVALID_REQUEST = 'INVALID_REQUEST',
   BATCH_LIMIT_EXCEEDED = 'BATCH_LIMIT_EXCEEDED',
@@ -6,6 +6,16 @@ export enum RequestErrorCode {
   NOT_FOUND = 'NOT_FOUND',
   CONTACT_NOT_FOUND = 'CONTACT_NOT_FOUND',
   REQUEST_NOT_FOUND = 'REQUEST_NOT_FOUND',
+  LIST_NOT_FOUND = 'LIST_NOT_FOUND',
+  FIELD_NOT_FOUND = 'FIELD_NOT_FOUND',
+  SUPPRESSION_NOT_FOUND = 'SUPPRESSION_NOT_FOUND',
+  /** The API key lacks the scope of the endpoint (docs/api.md, "Key scopes"). */
+  INSUFFICIENT_SCOPE = 'INSUFFICIENT_SCOPE',
+  /** A `complained` suppression: only the admin command line lifts it. */
+  SUPPRESSION_LOCKED = 'SUPPRESSION_LOCKED',
+  /** A contact is always in at least one list: delete it instead. */
+  LAST_LIST_MEMBERSHIP = 'LAST_LIST_MEMBERSHIP',
+  FIELD_KEY_TAKEN = 'FIELD_KEY_TAKEN',
   PAYLOAD_TOO_LARGE = 'PAYLOAD_TOO_LARGE',
   RATE_LIMIT_EXCEEDED = 'RATE_LIMIT_EXCEEDED',
   /** Headers or body not received in time; the connection is closed. */
@@ -33,7 +43,16 @@ export function httpStatusOf(code: RequestErrorCode): number {
     case RequestErrorCode.NOT_FOUND:
     case RequestErrorCode.CONTACT_NOT_FOUND:
     case RequestErrorCode.REQUEST_NOT_FOUND:
+    case RequestErrorCode.LIST_NOT_FOUND:
+    case RequestErrorCode.FIELD_NOT_FOUND:
+    case RequestErrorCode.SUPPRESSION_NOT_FOUND:
       return 404;
+    case RequestErrorCode.INSUFFICIENT_SCOPE:
+      return 403;
+    case RequestErrorCode.SUPPRESSION_LOCKED:
+    case RequestErrorCode.LAST_LIST_MEMBERSHIP:
+    case RequestErrorCode.FIELD_KEY_TAKEN:
+      return 409;
     case RequestErrorCode.PAYLOAD_TOO_LARGE:
       return 413;
     case RequestErrorCode.RATE_LIMIT_EXCEEDED:

@@ -1,5 +1,7 @@
-import { CallHandler, ExecutionContext, Inject, Injectable, NestInterceptor } from '@nestjs/common';
+import { CallHandler, ExecutionContext, Inject, Injectable, NestInterceptor, SetMetadata } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
 import type { Request } from 'express';
+import type { IncomingMessage } from 'node:http';
 import { TextDecoder } from 'node:util';
 import zlib from 'node:zlib';
 import type { Readable, Transform } from 'node:stream';
@@ -7,25 +9,65 @@ import { from, Observable, switchMap } from 'rxjs';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
 import { RequestError, invalidRequest } from '../errors/request-error';
 import { RequestErrorCode } from '../errors/error-codes';
+import { DRAIN_BODY_GRACE_MS, drainSignalOf } from './graceful-shutdown';
 
-/** Contract section 1: 1 MB read as 1 MiB of decoded body. */
+const METHODS_WITH_BODY: ReadonlySet<string> = new Set(['POST', 'PATCH']);
+
+/** 1,048,576 bytes of decoded body at most (docs/api.md#basics). */
 export const BODY_LIMIT_BYTES = 1_048_576;
+
+const TAKES_NO_BODY = 'takesNoBody';
+
+/**
+ * A POST that acts without input (docs/api.md, e.g. "Erasing a contact"): no body, an empty body
+ * or `{}` is accepted; anything else is 400 INVALID_REQUEST.
+ */
+export const TakesNoBody = () => SetMetadata(TAKES_NO_BODY, true);
 
 /**
  * Reads and parses a JSON body after the guards (per-IP limit, API key, organization limit), so an
- * unauthenticated or throttled request never makes the server read its body. Only POST has a body.
+ * unauthenticated, throttled or out-of-scope request never makes the server read its body. POST
+ * and PATCH have a body (docs/api.md: PATCH /lists/{id}, PATCH /fields/{key}); other methods none.
  */
 @Injectable()
 export class JsonBodyInterceptor implements NestInterceptor {
-  constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {}
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly reflector: Reflector,
+  ) {}
 
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
     const http = context.switchToHttp();
     const req = http.getRequest<Request>();
-    if (req.method !== 'POST') return next.handle();
+    if (!METHODS_WITH_BODY.has(req.method)) return next.handle();
+    if (this.reflector.get<boolean>(TAKES_NO_BODY, context.getHandler())) {
+      return from(readNoBody(req, this.config.BODY_TIMEOUT_MS)).pipe(switchMap(() => next.handle()));
+    }
     return from(readJsonBody(req, this.config.BODY_TIMEOUT_MS)).pipe(switchMap(() => next.handle()));
   }
 }
+
+/** Requests whose body Node's HTTP parser could not parse (a broken chunked encoding), with the message to answer. */
+const malformedBodies = new WeakMap<IncomingMessage, string>();
+/** The body reader of a request, told at once when its body turns out malformed. */
+const bodyReaders = new WeakMap<IncomingMessage, (error: RequestError) => void>();
+
+/**
+ * Called for a request already routed when Node's parser fails on its body (http-body/client-error.ts):
+ * the body reader answers 400 through the ordinary path (filter, log line, metrics), now if it is
+ * reading, or as soon as it starts. A route that never reads a body answers as usual.
+ */
+export function markBodyMalformed(req: IncomingMessage, message: string): void {
+  if (malformedBodies.has(req)) return;
+  malformedBodies.set(req, message);
+  bodyReaders.get(req)?.(malformedBody(message));
+}
+
+const malformedBody = (message: string) => {
+  const error = invalidRequest(message);
+  error.bodyAbandoned = true; // the parser stopped: nothing more of this body can be read
+  return error;
+};
 
 /**
  * Checks, in this order: declared size (413 before reading), media type and charset, content
@@ -38,6 +80,8 @@ export class JsonBodyInterceptor implements NestInterceptor {
  * before answering, which would make a 413 wait for (and read) an arbitrarily large body.
  * A body not received within `timeoutMs` of the start of reading is 408 REQUEST_TIMEOUT (a body
  * trickled byte by byte would otherwise hold the connection for Node's 300 s request timeout).
+ * When SIGTERM's drain starts, a body still arriving gets DRAIN_BODY_GRACE_MS more, then 503
+ * SERVICE_UNAVAILABLE ("shutting down"), so a slow uploader never holds the shutdown.
  */
 export async function readJsonBody(req: Request, timeoutMs: number): Promise<void> {
   const declared = Number(req.headers['content-length']);
@@ -64,7 +108,38 @@ export async function readJsonBody(req: Request, timeoutMs: number): Promise<voi
 }
 
 /**
- * `application/json`, case-insensitive, with any charset parameter (contract section 1): the
+ * The body of a POST that takes none: nothing (whatever the headers say), or a JSON `{}` under
+ * the usual rules (size, media type, encoding, UTF-8). Anything else is 400 INVALID_REQUEST.
+ */
+export async function readNoBody(req: Request, timeoutMs: number): Promise<void> {
+  const declared = Number(req.headers['content-length']);
+  if (Number.isFinite(declared) && declared > BODY_LIMIT_BYTES) throw tooLarge();
+  const noBody = declared === 0 || (req.headers['content-length'] === undefined && req.headers['transfer-encoding'] === undefined);
+  if (noBody) {
+    req.body = undefined;
+    return;
+  }
+  const body = await readLimited(req, decodedStream(req), timeoutMs);
+  if (body === 'too-large') throw tooLarge();
+  if (body.length === 0) {
+    req.body = undefined;
+    return;
+  }
+  checkMediaType(req.headers['content-type']);
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(body));
+  } catch {
+    throw invalidRequest('Request body is not valid UTF-8 JSON');
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed) || Object.keys(parsed).length > 0) {
+    throw invalidRequest('This endpoint takes no body: send none, an empty body or {}');
+  }
+  req.body = undefined;
+}
+
+/**
+ * `application/json`, case-insensitive, with any charset parameter (docs/api.md#basics): the
  * parameter is not trusted either way; the body itself must be UTF-8, which is checked on its bytes.
  */
 function checkMediaType(header: string | undefined): void {
@@ -102,14 +177,30 @@ function readLimited(req: Request, stream: Readable, timeoutMs: number): Promise
     const chunks: Buffer[] = [];
     let size = 0;
     let settled = false;
-    const timer = setTimeout(() => {
+    const abandon = (error: RequestError) => {
       req.pause();
-      finish(new RequestError(RequestErrorCode.REQUEST_TIMEOUT, `Request body was not received within ${timeoutMs} ms`));
-    }, timeoutMs);
+      error.bodyAbandoned = true;
+      finish(error);
+    };
+    const timer = setTimeout(
+      () => abandon(new RequestError(RequestErrorCode.REQUEST_TIMEOUT, `Request body was not received within ${timeoutMs} ms`)),
+      timeoutMs,
+    );
+    let graceTimer: NodeJS.Timeout | undefined;
+    const drain = drainSignalOf(req);
+    const onDrain = () => {
+      graceTimer = setTimeout(() => abandon(shuttingDown()), DRAIN_BODY_GRACE_MS);
+    };
+    if (drain?.aborted) onDrain();
+    else drain?.addEventListener('abort', onDrain, { once: true });
+    bodyReaders.set(req, (error) => finish(error));
     const finish = (outcome: Buffer | 'too-large' | RequestError) => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
+      clearTimeout(graceTimer);
+      drain?.removeEventListener('abort', onDrain);
+      bodyReaders.delete(req);
       stream.off('data', onData);
       if (stream !== req) {
         req.unpipe(stream as Transform); // a decompressor (the only other stream)
@@ -132,8 +223,17 @@ function readLimited(req: Request, stream: Readable, timeoutMs: number): Promise
     stream.on('error', () => finish(invalidRequest('Request body could not be read or decoded')));
     if (stream !== req) req.on('error', () => finish(invalidRequest('Request body could not be read')));
     req.on('aborted', () => finish(invalidRequest('Request body was not sent completely')));
+    const malformed = malformedBodies.get(req);
+    if (malformed !== undefined) finish(malformedBody(malformed));
   });
 }
+
+/** Contract section 8: 503 covers "shutting down"; the caller retries (on another instance). */
+const shuttingDown = () => {
+  const error = new RequestError(RequestErrorCode.SERVICE_UNAVAILABLE, 'The service is shutting down; retry the request', { 'Retry-After': '1' });
+  error.unavailableReason = 'shutting_down';
+  return error;
+};
 
 const tooLarge = () =>
   new RequestError(RequestErrorCode.PAYLOAD_TOO_LARGE, `Request body exceeds ${BODY_LIMIT_BYTES} bytes`);

@@ -4,7 +4,7 @@ import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client
 export type ContactOutcome = 'created' | 'updated' | 'unchanged' | 'failed';
 
 /**
- * The Prometheus metrics of contract section 12, on a registry of this app instance (so two
+ * The Prometheus metrics of docs/api.md#operations, on a registry of this app instance (so two
  * instances in one test process do not share counters).
  */
 @Injectable()
@@ -40,6 +40,13 @@ export class MetricsService {
     registers: [this.registry],
   });
 
+  readonly serviceUnavailable = new Counter({
+    name: 'service_unavailable_total',
+    help: 'Requests answered 503 SERVICE_UNAVAILABLE, by reason (database, lock_timeout, shutting_down)',
+    labelNames: ['reason'] as const,
+    registers: [this.registry],
+  });
+
   constructor() {
     collectDefaultMetrics({ register: this.registry });
   }
@@ -53,6 +60,11 @@ export class MetricsService {
     const labels = { method, route, status: String(status) };
     this.httpRequests.inc(labels);
     this.httpDuration.observe(labels, seconds);
+  }
+
+  /** A 503: the database could not serve, other requests held the contacts' locks, or shutting down. */
+  serviceUnavailableAnswered(reason: string): void {
+    this.serviceUnavailable.inc({ reason });
   }
 
   rateLimitRefused(scope: 'org' | 'ip'): void {

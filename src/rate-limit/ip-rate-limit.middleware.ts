@@ -18,7 +18,7 @@ import { RATE_LIMIT_STORE, type RateLimitStore } from './sliding-window';
 const EXEMPT_PATHS = new Set(['/health/live', '/health/ready', '/metrics']);
 
 /**
- * Per-IP limit (contract section 3), the first check after the request id and before routing and
+ * Per-IP limit (docs/api.md#rate-limits), the first check after the request id and before routing and
  * authentication, so key guessing is throttled. The client address is `req.ip`: express applies
  * TRUST_PROXY ('trust proxy') to decide whether X-Forwarded-For is believed. IPv6 clients are
  * counted per /64, as one host usually holds a whole /64.

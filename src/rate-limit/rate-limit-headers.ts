@@ -2,7 +2,7 @@ import type { Response } from 'express';
 import type { SlidingWindowRecord } from './sliding-window';
 
 /**
- * The organization's budget on every authenticated response (contract sections 3, 11 and 12):
+ * The organization's budget on every authenticated response (docs/api.md#rate-limits):
  * X-RateLimit-* and the IETF draft's structured fields. Remaining counts the current request.
  */
 export function setOrgRateLimitHeaders(res: Response, record: SlidingWindowRecord, limit: number, windowSeconds: number): void {

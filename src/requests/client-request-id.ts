@@ -2,7 +2,7 @@ import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { invalidRequest } from '../errors/request-error';
 
-/** Contract section 11, "Client request ids": a way to find an answer, not an idempotency key. */
+/** X-Client-Request-Id (docs/api.md#lost-responses): a way to find an answer, not an idempotency key. */
 export const CLIENT_REQUEST_ID_HEADER = 'X-Client-Request-Id';
 
 const CLIENT_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;

@@ -3,18 +3,20 @@ import { ApiOperation, ApiParam, ApiQuery, ApiTags } from '@nestjs/swagger';
 import type { Request } from 'express';
 import type { CallerIdentity } from '../auth/authenticated-request';
 import { Caller } from '../auth/caller.decorator';
+import { RequireScope } from '../auth/scopes';
 import { requestIdOf } from '../common/request-id';
 import { RequestError, invalidRequest } from '../errors/request-error';
 import { RequestErrorCode } from '../errors/error-codes';
 import { isValidClientRequestId } from './client-request-id';
 import { ApiAnswer, ApiKeyAuth, ApiRequestError, CLIENT_REQUEST_ID_PATTERN } from '../docs/openapi.decorators';
 import { StoredResponseModel } from './dto/stored-response.dto';
-import { StoredResponsesRepository, type StoredAnswer } from './stored-responses.repository';
+import type { StoredAnswer } from './stored-answer';
+import { StoredResponsesRepository } from './stored-responses.repository';
 
 const requestNotFound = () =>
   new RequestError(RequestErrorCode.REQUEST_NOT_FOUND, 'No stored response for this request id in this organization');
 
-/** GET /api/v2/requests/{request_id}: what a POST of this organization answered (contract section 11). */
+/** GET /api/v2/requests/{request_id}: what a POST of this organization answered (docs/api.md#lost-responses). */
 @ApiTags('Contacts')
 @ApiKeyAuth()
 @Controller('api/v2/requests')
@@ -23,6 +25,7 @@ export class RequestsController {
 
   // The parameter is named as in the OpenAPI document's path, which the docs test matches against.
   @Get(':request_id')
+  @RequireScope('contacts:read')
   @ApiOperation({
     operationId: 'getStoredResponse',
     summary: 'What a POST of this organization answered under a request id (kept 24 hours)',
@@ -45,6 +48,7 @@ export class RequestsController {
 
   /** GET /api/v2/requests?clientRequestId=<id>: the most recent answer stored under a client request id. */
   @Get()
+  @RequireScope('contacts:read')
   @ApiOperation({
     operationId: 'findStoredResponseByClientRequestId',
     summary: 'What a POST of this organization answered under an X-Client-Request-Id (kept 24 hours)',

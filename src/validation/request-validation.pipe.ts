@@ -53,7 +53,7 @@ function asSent(metatype: object, body: Record<string, unknown>): object {
 }
 
 /**
- * The first failure of a validation, as the request-level error of contract section 8. At each
+ * The first failure of a validation, as the request-level error of docs/api.md#request-level-errors. At each
  * level the undeclared keys come first, then the properties in declaration order, array entries
  * in index order. Messages are written with `$path`, replaced here by the full path
  * (`contacts[3].listIds`, or `listIds` on the single endpoint).

@@ -5,7 +5,10 @@ import { createTestApp, type TestApp } from '../utils/test-app';
 import { createTestDatabase, type TestDatabase } from '../utils/test-database';
 import { jsonOf, runAdmin, type AdminRun } from './run-admin';
 
-// Contract section 9: each command as a real child process on a database of its own.
+// The admin commands (docs/api.md#running-and-administration): each command as a real child process on a database of its own.
+// Each case runs several admin commands, each a child process that starts ts-node (seconds each on a busy machine).
+jest.setTimeout(90_000);
+
 describe('admin command line (DATABASE_URL)', () => {
   let database: TestDatabase;
   let prisma: PrismaClient;

@@ -47,7 +47,7 @@ describe('admin command line: help, lists, migrate, errors', () => {
 
   it('org list, key list, list list and field list show what exists; key list never shows a key or hash', async () => {
     const org = String(jsonOf(await admin('org', 'create', '--name', 'Listed')).id);
-    const key = jsonOf(await admin('key', 'create', '--org', org, '--expires-at', '2031-01-01'));
+    const key = jsonOf(await admin('key', 'create', '--org', org, '--expires-at', '2031-01-01', '--scope', 'admin'));
     const revoked = jsonOf(await admin('key', 'create', '--org', org));
     jsonOf(await admin('key', 'revoke', '--id', String(revoked.id)));
     await prisma.apiKey.update({ where: { id: String(key.id) }, data: { lastUsedAt: new Date('2030-05-05T00:00:00Z') } });
@@ -68,12 +68,14 @@ describe('admin command line: help, lists, migrate, errors', () => {
         {
           id: key.id,
           prefix: String(key.key).slice(0, stored.find((k) => k.id === key.id)!.prefix.length),
+          scope: 'admin',
           createdAt: expect.any(String),
           lastUsedAt: '2030-05-05T00:00:00.000Z',
           expiresAt: '2031-01-01T00:00:00.000Z',
           revokedAt: null,
         },
-        { id: revoked.id, prefix: expect.any(String), createdAt: expect.any(String), lastUsedAt: null, expiresAt: null, revokedAt: expect.any(String) },
+        // Without --scope: contacts:write (docs/api.md, "Key scopes").
+        { id: revoked.id, prefix: expect.any(String), scope: 'contacts:write', createdAt: expect.any(String), lastUsedAt: null, expiresAt: null, revokedAt: expect.any(String) },
       ],
     });
     for (const row of stored) expect(keys.stdout).not.toContain(row.keyHash);

@@ -2,11 +2,12 @@ import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { jsonOf, PROJECT_ROOT, runAdmin } from './run-admin';
+import { jsonOf, runAdmin } from './run-admin';
 import { freePort, isListening } from '../utils/net';
+import { PROJECT_ROOT } from '../../src/database/project-root';
 
 /**
- * Without DATABASE_URL (contract sections 9 and 10): the service's first start seeds demo data and
+ * Without DATABASE_URL (docs/api.md#running-and-administration): the service's first start seeds demo data and
  * prints a key with ready curl lines; the admin commands reuse the embedded server while the
  * service runs, start and stop it themselves when it does not, and act on the same data.
  */

@@ -1,7 +1,6 @@
 import { execFile } from 'node:child_process';
-import path from 'node:path';
+import { PROJECT_ROOT } from '../../src/database/project-root';
 
-export const PROJECT_ROOT = path.resolve(__dirname, '..', '..');
 
 export interface AdminRun {
   code: number;

@@ -2,13 +2,13 @@ import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { PROJECT_ROOT } from '../../src/database/project-root';
 
-const ROOT = path.resolve(__dirname, '..', '..');
-const CLIENT = path.join(ROOT, 'client');
+const CLIENT = path.join(PROJECT_ROOT, 'client');
 
 function run(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, args, { cwd: ROOT, timeout: 120_000 }, (error, stdout, stderr) =>
+    execFile(process.execPath, args, { cwd: PROJECT_ROOT, timeout: 120_000 }, (error, stdout, stderr) =>
       resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
     );
   });

@@ -1,6 +1,7 @@
 import { createCustomField } from '../utils/fixtures';
 import { useTestApp } from '../utils/test-app';
-import { contactCount, setUpCaller } from './contacts-helpers';
+import { contactCount } from './contacts-helpers';
+import { Org } from '../contract/helpers';
 
 /**
  * Concurrent requests on the same emails: the database keeps one contact per email, and every
@@ -10,9 +11,9 @@ describe('contacts pipeline under concurrency', () => {
   const app = useTestApp();
 
   it('10 concurrent creates of one email: exactly one 201, the rest 409 DUPLICATE_EMAIL, one row', async () => {
-    const c = await setUpCaller(app.t);
+    const c = await Org.withList(app.t);
     const responses = await Promise.all(
-      Array.from({ length: 10 }, (_, i) => c.postContact({ email: 'race@example.com', listIds: [c.list.id], fields: { city: `C${i}` } })),
+      Array.from({ length: 10 }, (_, i) => c.org.postContact({ email: 'race@example.com', listIds: [c.list], fields: { city: `C${i}` } })),
     );
     const answers = responses.map((res) => [res.status, res.body.status === 'failed' ? res.body.code : res.body.status]);
     expect(answers.filter(([status]) => status === 201)).toEqual([[201, 'created']]);
@@ -21,10 +22,10 @@ describe('contacts pipeline under concurrency', () => {
   });
 
   it('concurrent overwrites of one email: created once, then updated or unchanged, never 500', async () => {
-    const c = await setUpCaller(app.t);
+    const c = await Org.withList(app.t);
     const responses = await Promise.all(
       Array.from({ length: 10 }, (_, i) =>
-        c.postContact({ email: 'over@example.com', listIds: [c.list.id], overwrite: true, fields: { city: i % 2 ? 'Odd' : 'Even' } }),
+        c.org.postContact({ email: 'over@example.com', listIds: [c.list], overwrite: true, fields: { city: i % 2 ? 'Odd' : 'Even' } }),
       ),
     );
     const statuses = responses.map((res) => res.body.status as string);
@@ -37,26 +38,26 @@ describe('contacts pipeline under concurrency', () => {
   });
 
   it('concurrent overwrites of different fields of one contact all persist (no lost update)', async () => {
-    const c = await setUpCaller(app.t);
+    const c = await Org.withList(app.t);
     const keys = Array.from({ length: 10 }, (_, i) => `f${i}`);
     for (const key of keys) await createCustomField(app.t.prisma, c.org.id, { key, type: 'text' });
-    await c.postContact({ email: 'merge@example.com', listIds: [c.list.id] }).expect(201);
+    await c.org.postContact({ email: 'merge@example.com', listIds: [c.list] }).expect(201);
 
     const responses = await Promise.all(
-      keys.map((key) => c.postContact({ email: 'merge@example.com', listIds: [c.list.id], overwrite: true, fields: { [key]: key } })),
+      keys.map((key) => c.org.postContact({ email: 'merge@example.com', listIds: [c.list], overwrite: true, fields: { [key]: key } })),
     );
     expect(responses.map((res) => [res.status, res.body.status])).toEqual(keys.map(() => [200, 'updated']));
-    const read = await c.getContact('merge@example.com');
+    const read = await c.org.getContact('merge@example.com');
     expect(read.body.contact.fields).toEqual(Object.fromEntries(keys.map((key) => [key, key])));
   });
 
   it('concurrent batches overlapping in emails, in opposite orders: each email created once, no 500', async () => {
-    const c = await setUpCaller(app.t);
+    const c = await Org.withList(app.t);
     const shared = Array.from({ length: 20 }, (_, i) => `shared${i}@example.com`);
-    const batchOf = (list: string[], overwrite: boolean) => ({ contacts: list.map((email) => ({ email, listIds: [c.list.id], overwrite })) });
+    const batchOf = (list: string[], overwrite: boolean) => ({ contacts: list.map((email) => ({ email, listIds: [c.list], overwrite })) });
     const requests = Array.from({ length: 8 }, (_, i) => {
       const order = i % 2 ? [...shared].reverse() : shared;
-      return c.postBatch(batchOf([...order, `own${i}@example.com`], i % 4 === 0));
+      return c.org.postBatch(batchOf([...order, `own${i}@example.com`], i % 4 === 0));
     });
     const responses = await Promise.all(requests);
     expect(responses.map((res) => res.status)).toEqual(Array(8).fill(200));

@@ -1,9 +1,11 @@
+import { randomUUID } from 'node:crypto';
 import type { ContactInput } from '../../src/contacts/contact-input.shape';
 import { ContactsPipelineService } from '../../src/contacts/contacts-pipeline.service';
 import { Database } from '../../src/database/database';
 import { countStatements } from '../utils/statement-counter';
 import { useTestApp } from '../utils/test-app';
-import { contactCount, membershipCount, setUpCaller } from './contacts-helpers';
+import { contactCount, membershipCount } from './contacts-helpers';
+import { Org } from '../contract/helpers';
 import { refuseInsertsWhere } from '../utils/refuse-inserts';
 
 const emails = (prefix: string, n: number) => Array.from({ length: n }, (_, i) => `${prefix}${i}@example.com`);
@@ -24,67 +26,73 @@ describe('contacts pipeline: set-based and atomic', () => {
   }
 
   it('a batch of 50 costs as many statements as a batch of 1, for creates and for updates', async () => {
-    const c = await setUpCaller(app.t);
-    // Warm up: the first use of a key writes its lastUsedAt off the request path.
-    await c.getPath('/api/v2/lists').expect(200);
+    const c = await Org.withList(app.t);
+    // Warm up: the first use of a key writes its lastUsedAt off the request path, and the first
+    // POST of an organization reads its erasure secret once for the process (then cached).
+    await c.org.get('/api/v2/lists').expect(200);
+    await c.org.postBatch({ contacts: [{ email: 'warm-up@example.com', listIds: [c.list] }] });
     await new Promise((resolve) => setTimeout(resolve, 100));
 
     const batch = (list: string[], overwrite = false, city?: string) => ({
-      contacts: list.map((email) => ({ email, listIds: [c.list.id], overwrite, ...(city ? { fields: { city } } : {}) })),
+      contacts: list.map((email) => ({ email, listIds: [c.list], overwrite, ...(city ? { fields: { city } } : {}) })),
     });
-    const createOne = await statementsOf(() => c.postBatch(batch(emails('one', 1))));
-    const createFifty = await statementsOf(() => c.postBatch(batch(emails('fifty', 50))));
+    const createOne = await statementsOf(() => c.org.postBatch(batch(emails('one', 1))));
+    const createFifty = await statementsOf(() => c.org.postBatch(batch(emails('fifty', 50))));
     expect(createOne).toBeGreaterThanOrEqual(3); // the counter sees the transaction
     expect(createFifty).toBe(createOne);
 
-    const updateOne = await statementsOf(() => c.postBatch(batch(emails('one', 1), true, 'Paris')));
-    const updateFifty = await statementsOf(() => c.postBatch(batch(emails('fifty', 50), true, 'Paris')));
+    const updateOne = await statementsOf(() => c.org.postBatch(batch(emails('one', 1), true, 'Paris')));
+    const updateFifty = await statementsOf(() => c.org.postBatch(batch(emails('fifty', 50), true, 'Paris')));
     expect(updateFifty).toBe(updateOne);
 
-    expect(await contactCount(app.t, c.org.id)).toBe(51);
+    expect(await contactCount(app.t, c.org.id)).toBe(52); // the warm-up contact, one, fifty
     const updated = await app.t.prisma.contact.count({ where: { organizationId: c.org.id, city: 'Paris' } });
     expect(updated).toBe(51);
   });
 
-  it('runs the inTransaction hook inside the write transaction, with the results, and never on a dry run', async () => {
-    const c = await setUpCaller(app.t);
+  it('the pipeline returns the answer it stored with its writes, in the same transaction; a dry run stores nothing', async () => {
+    const c = await Org.withList(app.t);
     const pipeline = app.t.app.get(ContactsPipelineService);
-    const input = (email: string): ContactInput => ({ email, listIds: [c.list.id], fields: new Map(), overwrite: false });
-    const seen: unknown[] = [];
+    const input = (email: string): ContactInput => ({ email, listIds: [c.list], fields: new Map(), overwrite: false });
+    const request = (email: string, dryRun: boolean) => ({
+      organizationId: c.org.id,
+      endpoint: 'single' as const,
+      requestId: randomUUID(),
+      clientRequestId: null,
+      dryRun,
+      inputs: [input(email)],
+    });
+    const storedBody = async (requestId: string) =>
+      (await app.t.prisma.storedResponse.findUnique({ where: { requestId } }))?.body ?? null;
 
-    await expect(
-      pipeline.process(c.org.id, [input('hook@example.com')], {
-        dryRun: false,
-        inTransaction: async (tx, results) => {
-          seen.push(results.map((r) => r.status));
-          // The hook sees the transaction's own writes...
-          const { rows } = await tx.query<{ n: number }>('SELECT count(*)::int AS n FROM contacts WHERE organization_id = $1', [
-            c.org.id,
-          ]);
-          seen.push(rows[0].n);
-          throw new Error('storing the response failed');
-        },
-      }),
-    ).rejects.toThrow('storing the response failed');
-    // ...and its failure undoes them.
-    expect(seen).toEqual([['created'], 1]);
-    expect(await contactCount(app.t, c.org.id)).toBe(0);
+    const created = request('answer@example.com', false);
+    const { results, answer } = await pipeline.process(created);
+    expect(results.map((r) => r.status)).toEqual(['created']);
+    expect(answer).toMatchObject({ status: 201, body: { request_id: created.requestId, email: 'answer@example.com', status: 'created' } });
+    expect(await storedBody(created.requestId)).toEqual(answer.body);
 
-    const hook = jest.fn(() => Promise.resolve());
-    await pipeline.process(c.org.id, [input('hook@example.com')], { dryRun: true, inTransaction: hook });
-    expect(hook).not.toHaveBeenCalled();
-    // A request whose rows all fail rules 1–3 still gets its transaction for the hook.
-    await pipeline.process(c.org.id, [input('not-an-email')], { dryRun: false, inTransaction: hook });
-    expect(hook).toHaveBeenCalledTimes(1);
+    // A request whose rows all fail rules 1–3 still stores its answer.
+    const invalid = request('not-an-email', false);
+    expect((await pipeline.process(invalid)).answer.status).toBe(400);
+    expect(await storedBody(invalid.requestId)).toMatchObject({ status: 'failed', code: 'INVALID_EMAIL' });
+
+    const dry = request('dry@example.com', true);
+    expect((await pipeline.process(dry)).answer.body).toMatchObject({ status: 'created', dryRun: true });
+    expect(await storedBody(dry.requestId)).toBeNull();
+
+    // The answer is written by the contacts' own statement: refusing it undoes the contacts too.
+    await refuseInsertsWhere(app.t.prisma, 'refuse_answer', 'stored_responses', `NEW.body::text LIKE '%refused-answer@%'`);
+    await expect(pipeline.process(request('refused-answer@example.com', false))).rejects.toThrow();
+    expect(await app.t.prisma.contact.count({ where: { organizationId: c.org.id, email: 'refused-answer@example.com' } })).toBe(0);
   });
 
   it('list ids holding quotes, backslashes, braces and placeholders are data (INVALID_LIST), never SQL', async () => {
-    const c = await setUpCaller(app.t);
+    const c = await Org.withList(app.t);
     const hostile = [`x'); DROP TABLE contacts; --`, 'a\\b"c', '{a,b}', 'é,\'"{}\\', '$1'];
-    const res = await c.postBatch({ contacts: [{ email: 'quoted@example.com', listIds: [c.list.id, ...hostile] }] });
+    const res = await c.org.postBatch({ contacts: [{ email: 'quoted@example.com', listIds: [c.list, ...hostile] }] });
     expect(res.status).toBe(200);
     expect(res.body.results[0]).toMatchObject({ status: 'failed', code: 'INVALID_LIST', invalidListIds: hostile });
-    await c.postContact({ email: "o'brien@example.com", listIds: [c.list.id] }).expect(201);
+    await c.org.postContact({ email: "o'brien@example.com", listIds: [c.list] }).expect(201);
     expect(await contactCount(app.t, c.org.id)).toBe(1);
   });
 
@@ -106,16 +114,16 @@ describe('contacts pipeline: set-based and atomic', () => {
     }
 
     it('answers 500 INTERNAL_ERROR without internals and writes nothing of the batch (failed contact insert)', async () => {
-      const c = await setUpCaller(app.t);
-      await c.postContact({ email: 'kept@example.com', listIds: [c.list.id], fields: { city: 'Old' } }).expect(201);
+      const c = await Org.withList(app.t);
+      await c.org.postContact({ email: 'kept@example.com', listIds: [c.list], fields: { city: 'Old' } }).expect(201);
       const second = await app.t.prisma.list.create({ data: { organizationId: c.org.id, name: 'Second' } });
       const before = await snapshot(c.org.id);
 
-      const res = await c.postBatch({
+      const res = await c.org.postBatch({
         contacts: [
-          { email: 'fresh@example.com', listIds: [c.list.id] },
+          { email: 'fresh@example.com', listIds: [c.list] },
           { email: 'kept@example.com', listIds: [second.id], overwrite: true, fields: { city: 'New' } },
-          { email: 'poison@example.com', listIds: [c.list.id] },
+          { email: 'poison@example.com', listIds: [c.list] },
         ],
       });
       expect(res.status).toBe(500);
@@ -128,14 +136,14 @@ describe('contacts pipeline: set-based and atomic', () => {
     });
 
     it('rolls back created and updated contacts when the membership insert fails', async () => {
-      const c = await setUpCaller(app.t);
+      const c = await Org.withList(app.t);
       const poison = await app.t.prisma.list.create({ data: { organizationId: c.org.id, name: 'Poison' } });
-      await c.postContact({ email: 'kept@example.com', listIds: [c.list.id], fields: { city: 'Old' } }).expect(201);
+      await c.org.postContact({ email: 'kept@example.com', listIds: [c.list], fields: { city: 'Old' } }).expect(201);
       const before = await snapshot(c.org.id);
 
-      const res = await c.postBatch({
+      const res = await c.org.postBatch({
         contacts: [
-          { email: 'fresh@example.com', listIds: [c.list.id] },
+          { email: 'fresh@example.com', listIds: [c.list] },
           { email: 'kept@example.com', listIds: [poison.id], overwrite: true, fields: { city: 'New' } },
         ],
       });

@@ -1,7 +1,7 @@
 import type { Response } from 'supertest';
 import { bootApp, expectRequestError, Org, uniqueEmail } from './helpers';
 
-/** Contract 2 on the contacts endpoints and reads; 12 (routing before authentication). */
+/** docs/api.md#authentication on the contacts endpoints and reads; routing before authentication (#request-level-errors, 404 NOT_FOUND). */
 describe('authentication on the contacts endpoints and reads', () => {
   const app = bootApp();
 
@@ -160,16 +160,14 @@ describe('routing before authentication', () => {
   const routes: Array<[string, string]> = [
     ['get', '/api/v2/nope'],
     ['post', '/api/v2/nope'],
-    ['get', '/api/v2/contacts'],
-    ['put', '/api/v2/contacts'],
+    ['put', '/api/v2/contacts'], // GET /contacts lists them (docs/api.md, "Listing contacts")
     ['delete', '/api/v2/contacts'],
     ['patch', '/api/v2/contacts'],
     ['put', '/api/v2/contacts/batch'],
-    ['delete', '/api/v2/contacts/ada@example.com'],
-    ['put', '/api/v2/contacts/ada@example.com'],
-    ['post', '/api/v2/lists'],
+    ['put', '/api/v2/contacts/ada@example.com'], // GET and DELETE /contacts/{email} exist
+    ['put', '/api/v2/lists/some-list-id'], // POST /lists and PATCH /lists/{id} exist (docs/api.md, "Lists")
     ['delete', '/api/v2/lists'],
-    ['post', '/api/v2/fields'],
+    ['patch', '/api/v2/fields'], // POST /fields and PATCH /fields/{key} exist
     ['put', '/api/v2/fields'],
     ['get', '/api/v1/contacts'],
     ['post', '/api/v1/contacts'],

@@ -1,7 +1,7 @@
 import type { Response } from 'supertest';
-import { bootApp, expectFailure, Org, uniqueEmail } from './helpers';
+import { expectFailure, uniqueEmail, useOrgWithList } from './helpers';
 
-/** Request-level error in a dry run: section 8's body; a `dryRun: true` beside it is tolerated (section 11 says "every dry-run body"). */
+/** Request-level error in a dry run: the body of docs/api.md#request-level-errors; a `dryRun: true` beside it is tolerated (#dry-run: the body carries `"dryRun": true`). */
 function expectRequestError(res: Response, status: number, code: string): void {
   const { dryRun, ...rest } = res.body ?? {};
   expect({ status: res.status, body: rest }).toEqual({
@@ -11,31 +11,28 @@ function expectRequestError(res: Response, status: number, code: string): void {
   expect([undefined, true]).toContain(dryRun);
 }
 
-/** Contract 11 "Dry run": same answer as the real call, `dryRun: true`, no id on would-be created, nothing written. */
+/** docs/api.md#dry-run: same answer as the real call, `dryRun: true`, no id on would-be created, nothing written. */
 describe('dry run on POST /api/v2/contacts', () => {
-  const app = bootApp();
-  let org: Org;
-  let list: string;
-  beforeEach(async () => ({ org, list } = await Org.withList(app.t)));
+  const ctx = useOrgWithList();
 
   it('would-be created → 201 { request_id, email, status: "created", dryRun: true } without id; nothing written', async () => {
     const e = uniqueEmail();
-    const res = await org.postContact({ email: ` ${e.toUpperCase()}`, listIds: [list], fields: { city: 'X' } }, { dryRun: true });
+    const res = await ctx.org.postContact({ email: ` ${e.toUpperCase()}`, listIds: [ctx.list], fields: { city: 'X' } }, { dryRun: true });
     expect({ status: res.status, body: res.body }).toEqual({
       status: 201,
       body: { request_id: res.headers['x-request-id'], email: e, status: 'created', dryRun: true },
     });
-    expect(await org.read(e)).toBeNull();
+    expect(await ctx.org.read(e)).toBeNull();
     // the real call afterwards still creates
-    expect((await org.postContact({ email: e, listIds: [list] })).status).toBe(201);
+    expect((await ctx.org.postContact({ email: e, listIds: [ctx.list] })).status).toBe(201);
   });
 
   it('would-be updated → 200 with id, changedFields, addedListIds, dryRun: true; nothing written', async () => {
-    const l2 = await org.list('Two');
+    const l2 = await ctx.org.list('Two');
     const e = uniqueEmail();
-    const created = await org.postContact({ email: e, listIds: [list], fields: { city: 'A' } });
-    const before = await org.read(e);
-    const res = await org.postContact({ email: e, listIds: [l2], fields: { city: 'B', firstName: 'F' }, overwrite: true }, { dryRun: true });
+    const created = await ctx.org.postContact({ email: e, listIds: [ctx.list], fields: { city: 'A' } });
+    const before = await ctx.org.read(e);
+    const res = await ctx.org.postContact({ email: e, listIds: [l2], fields: { city: 'B', firstName: 'F' }, overwrite: true }, { dryRun: true });
     expect({ status: res.status, body: res.body }).toEqual({
       status: 200,
       body: {
@@ -48,13 +45,13 @@ describe('dry run on POST /api/v2/contacts', () => {
         dryRun: true,
       },
     });
-    expect(await org.read(e)).toEqual(before);
+    expect(await ctx.org.read(e)).toEqual(before);
   });
 
   it('would-be unchanged → 200 with id and dryRun: true', async () => {
     const e = uniqueEmail();
-    const created = await org.postContact({ email: e, listIds: [list], fields: { city: 'A' } });
-    const res = await org.postContact({ email: e, listIds: [list], fields: { city: 'A' }, overwrite: true }, { dryRun: true });
+    const created = await ctx.org.postContact({ email: e, listIds: [ctx.list], fields: { city: 'A' } });
+    const res = await ctx.org.postContact({ email: e, listIds: [ctx.list], fields: { city: 'A' }, overwrite: true }, { dryRun: true });
     expect({ status: res.status, body: res.body }).toEqual({
       status: 200,
       body: { request_id: res.headers['x-request-id'], id: created.body.id, email: e, status: 'unchanged', dryRun: true },
@@ -62,72 +59,69 @@ describe('dry run on POST /api/v2/contacts', () => {
   });
 
   it('dry-run failures: same code, HTTP status and body as the real call, plus dryRun: true', async () => {
-    await org.field('plan', 'text', { required: true });
-    const archived = await org.list('Old', true);
+    await ctx.org.field('plan', 'text', { required: true });
+    const archived = await ctx.org.list('Old', true);
     const existing = uniqueEmail();
-    await org.postContact({ email: existing, listIds: [list], fields: { plan: 'x' } });
+    await ctx.org.postContact({ email: existing, listIds: [ctx.list], fields: { plan: 'x' } });
     const suppressed = uniqueEmail();
-    await org.suppress(suppressed, 'bounced');
+    await ctx.org.suppress(suppressed, 'bounced');
     const cases: Array<[unknown, string, string | null, Record<string, unknown>]> = [
-      [{ email: 'nope', listIds: [list] }, 'INVALID_EMAIL', 'nope', {}],
-      [{ email: null, listIds: [list] }, 'INVALID_EMAIL', null, {}],
+      [{ email: 'nope', listIds: [ctx.list] }, 'INVALID_EMAIL', 'nope', {}],
+      [{ email: null, listIds: [ctx.list] }, 'INVALID_EMAIL', null, {}],
       [{ email: 'a@example.com', listIds: [] }, 'EMPTY_LIST_IDS', 'a@example.com', {}],
-      [{ email: 'a@example.com', listIds: Array(21).fill(list) }, 'TOO_MANY_LIST_IDS', 'a@example.com', {}],
+      [{ email: 'a@example.com', listIds: Array(21).fill(ctx.list) }, 'TOO_MANY_LIST_IDS', 'a@example.com', {}],
       [{ email: 'a@example.com', listIds: [archived, archived] }, 'INVALID_LIST', 'a@example.com', { invalidListIds: [archived] }],
-      [{ email: 'a@example.com', listIds: [list], fields: { x: 1 } }, 'UNKNOWN_FIELD', 'a@example.com', {}],
-      [{ email: 'a@example.com', listIds: [list], fields: { city: 1 } }, 'FIELD_TYPE_MISMATCH', 'a@example.com', {}],
-      [{ email: 'a@example.com', listIds: [list], fields: { plan: null } }, 'REQUIRED_FIELD_MISSING', 'a@example.com', {}],
-      [{ email: suppressed, listIds: [list], fields: { plan: 'p' } }, 'SUPPRESSED_EMAIL', suppressed, { suppressionReason: 'bounced' }],
-      [{ email: existing, listIds: [list] }, 'DUPLICATE_EMAIL', existing, {}],
-      [{ email: 'a@example.com', listIds: [list] }, 'REQUIRED_FIELD_MISSING', 'a@example.com', {}],
+      [{ email: 'a@example.com', listIds: [ctx.list], fields: { x: 1 } }, 'UNKNOWN_FIELD', 'a@example.com', {}],
+      [{ email: 'a@example.com', listIds: [ctx.list], fields: { city: 1 } }, 'FIELD_TYPE_MISMATCH', 'a@example.com', {}],
+      [{ email: 'a@example.com', listIds: [ctx.list], fields: { plan: null } }, 'REQUIRED_FIELD_MISSING', 'a@example.com', {}],
+      [{ email: suppressed, listIds: [ctx.list], fields: { plan: 'p' } }, 'SUPPRESSED_EMAIL', suppressed, { suppressionReason: 'bounced' }],
+      [{ email: existing, listIds: [ctx.list] }, 'DUPLICATE_EMAIL', existing, {}],
+      [{ email: 'a@example.com', listIds: [ctx.list] }, 'REQUIRED_FIELD_MISSING', 'a@example.com', {}],
     ];
     for (const [body, code, email, extra] of cases) {
-      const dry = await org.postContact(body, { dryRun: true });
+      const dry = await ctx.org.postContact(body, { dryRun: true });
       expectFailure(dry, code, email, extra, { dryRun: true });
-      const real = await org.postContact(body);
+      const real = await ctx.org.postContact(body);
       expectFailure(real, code, email, extra);
     }
   });
 
   it('suppressed + absent + overwrite: dry run answers created without id and writes nothing', async () => {
     const e = uniqueEmail();
-    await org.suppress(e, 'unsubscribed');
-    const res = await org.postContact({ email: e, listIds: [list], overwrite: true }, { dryRun: true });
+    await ctx.org.suppress(e, 'unsubscribed');
+    const res = await ctx.org.postContact({ email: e, listIds: [ctx.list], overwrite: true }, { dryRun: true });
     expect(res.status).toBe(201);
     expect(res.body).toEqual({ request_id: res.headers['x-request-id'], email: e, status: 'created', dryRun: true });
-    expect(await org.read(e)).toBeNull();
+    expect(await ctx.org.read(e)).toBeNull();
   });
 
   it('dry run applies defaults the same way: a would-be update by default is "updated" with the key', async () => {
     const e = uniqueEmail();
-    await org.postContact({ email: e, listIds: [list] });
-    await org.field('plan', 'text', { required: true, defaultValue: 'free' });
-    const res = await org.postContact({ email: e, listIds: [list], overwrite: true }, { dryRun: true });
+    await ctx.org.postContact({ email: e, listIds: [ctx.list] });
+    await ctx.org.field('plan', 'text', { required: true, defaultValue: 'free' });
+    const res = await ctx.org.postContact({ email: e, listIds: [ctx.list], overwrite: true }, { dryRun: true });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ status: 'updated', changedFields: ['plan'], addedListIds: [], dryRun: true });
-    expect((await org.read(e))?.fields).toEqual({});
+    expect((await ctx.org.read(e))?.fields).toEqual({});
   });
 
   it('request-level errors are the same in a dry run', async () => {
-    expectRequestError(await org.postRaw('/api/v2/contacts?dryRun=true', '[]'), 400, 'INVALID_REQUEST');
-    expectRequestError(await org.postContact({ email: 'a@example.com', listIds: null }, { dryRun: true }), 400, 'INVALID_REQUEST');
-    expectRequestError(await app.t.http().post('/api/v2/contacts?dryRun=true').set('Content-Type', 'application/json').send('{}'), 401, 'INVALID_API_KEY');
+    expectRequestError(await ctx.org.postRaw('/api/v2/contacts?dryRun=true', '[]'), 400, 'INVALID_REQUEST');
+    expectRequestError(await ctx.org.postContact({ email: 'a@example.com', listIds: null }, { dryRun: true }), 400, 'INVALID_REQUEST');
+    expectRequestError(await ctx.t.http().post('/api/v2/contacts?dryRun=true').set('Content-Type', 'application/json').send('{}'), 401, 'INVALID_API_KEY');
   });
 
   it('the real call answers no dryRun flag', async () => {
     const e = uniqueEmail();
-    const res = await org.postContact({ email: e, listIds: [list] });
+    const res = await ctx.org.postContact({ email: e, listIds: [ctx.list] });
     expect(res.body).not.toHaveProperty('dryRun');
-    const bad = await org.postContact({ email: 'x', listIds: [list] });
+    const bad = await ctx.org.postContact({ email: 'x', listIds: [ctx.list] });
     expect(bad.body).not.toHaveProperty('dryRun');
   });
 });
 
 describe('dry run on POST /api/v2/contacts/batch', () => {
-  const app = bootApp();
-  let org: Org;
-  let list: string;
-  beforeEach(async () => ({ org, list } = await Org.withList(app.t)));
+  const ctx = useOrgWithList();
 
   function strip(res: Response) {
     return {
@@ -138,24 +132,24 @@ describe('dry run on POST /api/v2/contacts/batch', () => {
   }
 
   it('answers what the real call answers, with dryRun: true, no id on would-be created rows, nothing written', async () => {
-    const l2 = await org.list('Two');
+    const l2 = await ctx.org.list('Two');
     const upd = uniqueEmail();
     const same = uniqueEmail();
     const dup = uniqueEmail();
-    await org.postContact({ email: upd, listIds: [list], fields: { city: 'A' } });
-    await org.postContact({ email: same, listIds: [list], fields: { city: 'S' } });
-    await org.postContact({ email: dup, listIds: [list] });
+    await ctx.org.postContact({ email: upd, listIds: [ctx.list], fields: { city: 'A' } });
+    await ctx.org.postContact({ email: same, listIds: [ctx.list], fields: { city: 'S' } });
+    await ctx.org.postContact({ email: dup, listIds: [ctx.list] });
     const fresh = uniqueEmail();
     const rows = [
-      { email: fresh, listIds: [list], fields: { firstName: 'N' } },
+      { email: fresh, listIds: [ctx.list], fields: { firstName: 'N' } },
       { email: upd, listIds: [l2], fields: { city: 'B' }, overwrite: true },
-      { email: same, listIds: [list], fields: { city: 'S' }, overwrite: true },
-      { email: dup, listIds: [list] },
-      { email: fresh.toUpperCase(), listIds: [list] },
-      { email: 'bad', listIds: [list] },
+      { email: same, listIds: [ctx.list], fields: { city: 'S' }, overwrite: true },
+      { email: dup, listIds: [ctx.list] },
+      { email: fresh.toUpperCase(), listIds: [ctx.list] },
+      { email: 'bad', listIds: [ctx.list] },
     ];
-    const beforeUpd = await org.read(upd);
-    const dry = await org.batch(rows, { dryRun: true });
+    const beforeUpd = await ctx.org.read(upd);
+    const dry = await ctx.org.batch(rows, { dryRun: true });
     expect(dry.status).toBe(200);
     expect(dry.body.dryRun).toBe(true);
     expect(dry.body.request_id).toBe(dry.headers['x-request-id']);
@@ -169,20 +163,20 @@ describe('dry run on POST /api/v2/contacts/batch', () => {
       addedListIds: [l2],
     });
     expect(dry.body.results[2]).toEqual({ index: 2, email: same, status: 'unchanged', id: expect.any(String) });
-    expect(await org.read(fresh)).toBeNull();
-    expect(await org.read(upd)).toEqual(beforeUpd);
+    expect(await ctx.org.read(fresh)).toBeNull();
+    expect(await ctx.org.read(upd)).toEqual(beforeUpd);
 
-    const real = await org.batch(rows);
+    const real = await ctx.org.batch(rows);
     expect(real.body).not.toHaveProperty('dryRun');
     expect(strip(dry)).toEqual(strip(real));
     expect(real.body.summary).toEqual({ created: 1, updated: 1, unchanged: 1, failed: 3 });
-    expect(await org.read(fresh)).not.toBeNull();
+    expect(await ctx.org.read(fresh)).not.toBeNull();
   });
 
   it('request-level errors are the same in a dry run', async () => {
-    expectRequestError(await org.postBatch({ contacts: [] }, { dryRun: true }), 400, 'INVALID_REQUEST');
-    expectRequestError(await org.batch(Array.from({ length: 51 }, () => ({})), { dryRun: true }), 400, 'BATCH_LIMIT_EXCEEDED');
-    const res = await org.batch([{ email: uniqueEmail(), listIds: [list] }, { email: 'a@example.com', fields: null }], { dryRun: true });
+    expectRequestError(await ctx.org.postBatch({ contacts: [] }, { dryRun: true }), 400, 'INVALID_REQUEST');
+    expectRequestError(await ctx.org.batch(Array.from({ length: 51 }, () => ({})), { dryRun: true }), 400, 'BATCH_LIMIT_EXCEEDED');
+    const res = await ctx.org.batch([{ email: uniqueEmail(), listIds: [ctx.list] }, { email: 'a@example.com', fields: null }], { dryRun: true });
     expectRequestError(res, 400, 'INVALID_REQUEST');
     expect(res.body.error.message).toContain('contacts[1].fields');
   });

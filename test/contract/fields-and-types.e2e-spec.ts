@@ -1,6 +1,6 @@
-import { bootApp, expectFailure, expectSuccess, Org, uniqueEmail } from './helpers';
+import { bootApp, expectFailure, expectSuccess, Org, uniqueEmail, useOrgWithList } from './helpers';
 
-/** Contract 5 and 12: what fits each field, defaults on create, names. */
+/** docs/api.md#fields: what fits each field, defaults on create, names. */
 describe('field typing', () => {
   const app = bootApp();
   let org: Org;
@@ -189,63 +189,60 @@ describe('field names', () => {
 });
 
 describe('defaults and required fields on create', () => {
-  const app = bootApp();
-  let org: Org;
-  let list: string;
-  beforeEach(async () => ({ org, list } = await Org.withList(app.t)));
+  const ctx = useOrgWithList();
 
   it('every custom field with a default that the input does not set gets its default', async () => {
-    await org.field('plan', 'select', { options: ['free', 'pro'], defaultValue: 'free' });
-    await org.field('credits', 'number', { defaultValue: 10 });
-    await org.field('optin', 'boolean', { defaultValue: false });
-    await org.field('since', 'date', { defaultValue: '2020-01-01' });
-    await org.field('note', 'text', { defaultValue: 'n/a', required: true });
-    await org.field('nickname', 'text');
+    await ctx.org.field('plan', 'select', { options: ['free', 'pro'], defaultValue: 'free' });
+    await ctx.org.field('credits', 'number', { defaultValue: 10 });
+    await ctx.org.field('optin', 'boolean', { defaultValue: false });
+    await ctx.org.field('since', 'date', { defaultValue: '2020-01-01' });
+    await ctx.org.field('note', 'text', { defaultValue: 'n/a', required: true });
+    await ctx.org.field('nickname', 'text');
     const e = uniqueEmail();
-    expectSuccess(await org.postContact({ email: e, listIds: [list], fields: { credits: 3 } }), 'created', e);
-    expect((await org.read(e))?.fields).toEqual({ plan: 'free', credits: 3, optin: false, since: '2020-01-01', note: 'n/a' });
+    expectSuccess(await ctx.org.postContact({ email: e, listIds: [ctx.list], fields: { credits: 3 } }), 'created', e);
+    expect((await ctx.org.read(e))?.fields).toEqual({ plan: 'free', credits: 3, optin: false, since: '2020-01-01', note: 'n/a' });
   });
 
   it('null on create means no value: the default is not applied', async () => {
-    await org.field('plan', 'text', { defaultValue: 'free' });
+    await ctx.org.field('plan', 'text', { defaultValue: 'free' });
     const e = uniqueEmail();
-    expectSuccess(await org.postContact({ email: e, listIds: [list], fields: { plan: null } }), 'created', e);
-    expect((await org.read(e))?.fields).toEqual({});
+    expectSuccess(await ctx.org.postContact({ email: e, listIds: [ctx.list], fields: { plan: null } }), 'created', e);
+    expect((await ctx.org.read(e))?.fields).toEqual({});
   });
 
   it('null on create for a required field with a default → REQUIRED_FIELD_MISSING (rule 7)', async () => {
-    await org.field('plan', 'text', { required: true, defaultValue: 'free' });
+    await ctx.org.field('plan', 'text', { required: true, defaultValue: 'free' });
     const e = uniqueEmail();
-    expectFailure(await org.postContact({ email: e, listIds: [list], fields: { plan: null } }), 'REQUIRED_FIELD_MISSING', e);
-    expect(await org.read(e)).toBeNull();
+    expectFailure(await ctx.org.postContact({ email: e, listIds: [ctx.list], fields: { plan: null } }), 'REQUIRED_FIELD_MISSING', e);
+    expect(await ctx.org.read(e)).toBeNull();
   });
 
   it('a required field with a default, omitted → created with the default', async () => {
-    await org.field('plan', 'text', { required: true, defaultValue: 'free' });
+    await ctx.org.field('plan', 'text', { required: true, defaultValue: 'free' });
     const e = uniqueEmail();
-    expectSuccess(await org.postContact({ email: e, listIds: [list] }), 'created', e);
-    expect((await org.read(e))?.fields).toEqual({ plan: 'free' });
+    expectSuccess(await ctx.org.postContact({ email: e, listIds: [ctx.list] }), 'created', e);
+    expect((await ctx.org.read(e))?.fields).toEqual({ plan: 'free' });
   });
 
   it('a required field without a default, omitted → REQUIRED_FIELD_MISSING; given → created', async () => {
-    await org.field('plan', 'text', { required: true });
+    await ctx.org.field('plan', 'text', { required: true });
     const e = uniqueEmail();
-    expectFailure(await org.postContact({ email: e, listIds: [list], fields: { firstName: 'A' } }), 'REQUIRED_FIELD_MISSING', e);
-    expectSuccess(await org.postContact({ email: e, listIds: [list], fields: { plan: 'gold' } }), 'created', e);
-    expect((await org.read(e))?.fields).toEqual({ plan: 'gold' });
+    expectFailure(await ctx.org.postContact({ email: e, listIds: [ctx.list], fields: { firstName: 'A' } }), 'REQUIRED_FIELD_MISSING', e);
+    expectSuccess(await ctx.org.postContact({ email: e, listIds: [ctx.list], fields: { plan: 'gold' } }), 'created', e);
+    expect((await ctx.org.read(e))?.fields).toEqual({ plan: 'gold' });
   });
 
   it('a required boolean set to false counts as a value', async () => {
-    await org.field('agreed', 'boolean', { required: true });
+    await ctx.org.field('agreed', 'boolean', { required: true });
     const e = uniqueEmail();
-    expectSuccess(await org.postContact({ email: e, listIds: [list], fields: { agreed: false } }), 'created', e);
-    expect((await org.read(e))?.fields).toEqual({ agreed: false });
+    expectSuccess(await ctx.org.postContact({ email: e, listIds: [ctx.list], fields: { agreed: false } }), 'created', e);
+    expect((await ctx.org.read(e))?.fields).toEqual({ agreed: false });
   });
 
   it('a required number set to 0 counts as a value', async () => {
-    await org.field('seats', 'number', { required: true });
+    await ctx.org.field('seats', 'number', { required: true });
     const e = uniqueEmail();
-    expectSuccess(await org.postContact({ email: e, listIds: [list], fields: { seats: 0 } }), 'created', e);
-    expect((await org.read(e))?.fields).toEqual({ seats: 0 });
+    expectSuccess(await ctx.org.postContact({ email: e, listIds: [ctx.list], fields: { seats: 0 } }), 'created', e);
+    expect((await ctx.org.read(e))?.fields).toEqual({ seats: 0 });
   });
 });

@@ -2,6 +2,7 @@
  * Black-box helpers for the contract suite. Everything goes through HTTP except fixture setup
  * (organizations, keys, lists, custom fields, suppressions), which the contract leaves to the admin CLI.
  */
+import type { Scope } from '../../src/auth/scopes';
 import type { CustomFieldType, SuppressionReason } from '../../src/generated/prisma/client';
 import { createApiKey, createCustomField, createList, createOrgWith, type CustomFieldSpec, suppress } from '../utils/fixtures';
 import { rawPostJson } from '../utils/net';
@@ -20,6 +21,29 @@ export const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f
 
 /** Boots one app for the file. The per-IP limit is lifted: every request of the suite comes from 127.0.0.1. */
 export const bootApp = (): { t: TestApp } => useTestApp({ IP_RATE_LIMIT: '1000000', ORG_RATE_LIMIT: '100000' });
+
+/**
+ * bootApp() and, before each test, a fresh organization with its key and a list "Main" (Org.withList):
+ * the setup most contract tests start from. Inside tests read `ctx.org`, `ctx.list` and `ctx.t`.
+ */
+export function useOrgWithList(): { readonly t: TestApp; readonly org: Org; readonly list: string } {
+  const app = bootApp();
+  let current: { org: Org; list: string } | undefined;
+  beforeEach(async () => {
+    current = await Org.withList(app.t);
+  });
+  return {
+    get t() {
+      return app.t;
+    },
+    get org() {
+      return current!.org;
+    },
+    get list() {
+      return current!.list;
+    },
+  };
+}
 
 export type FieldType = CustomFieldType;
 export type Reason = SuppressionReason;
@@ -63,7 +87,7 @@ export class Org {
     return { org: new Org(t, o.id, o.apiKey), lists: o.lists.map((list) => list.id) };
   }
 
-  async newKey(options: { expiresAt?: Date; revokedAt?: Date } = {}): Promise<string> {
+  async newKey(options: { expiresAt?: Date; revokedAt?: Date; scope?: Scope } = {}): Promise<string> {
     return (await createApiKey(this.t.prisma, this.id, options)).key;
   }
 
@@ -109,7 +133,7 @@ export class Org {
 
   /** Bytes sent exactly as given (supertest would JSON-serialize a Buffer). */
   postBytes(path: string, bytes: Buffer, headers: Record<string, string> = {}): Promise<Res> {
-    return rawPost(this.t, path, bytes, { Authorization: `Bearer ${this.key}`, 'Content-Type': 'application/json', ...headers });
+    return rawPostJson(this.t, path, bytes, { Authorization: `Bearer ${this.key}`, 'Content-Type': 'application/json', ...headers });
   }
 
   postRaw(path: string, raw: string, contentType = 'application/json') {
@@ -132,10 +156,6 @@ export class Org {
     return res.body.contact;
   }
 }
-
-/** Bytes sent exactly as given, a JSON answer parsed. */
-export const rawPost = (t: TestApp, path: string, bytes: Buffer, headers: Record<string, string>): Promise<Res> =>
-  rawPostJson(t, path, bytes, headers);
 
 function view(res: Res) {
   return { status: res.status, body: res.body };

@@ -1,30 +1,27 @@
-import { bootApp, expectRequestError, expectSuccess, Org, sorted, uniqueEmail, UUID_RE } from './helpers';
+import { bootApp, expectRequestError, expectSuccess, Org, sorted, uniqueEmail, useOrgWithList, UUID_RE } from './helpers';
 
-/** Contract 7 "Reads", 12 (reads show values only; invalid email 404; broken encoding 400). */
+/** docs/api.md#endpoints, GET /api/v2/contacts/{email} (reads show values only; invalid email 404; broken encoding 400). */
 describe('GET /api/v2/contacts/{email}', () => {
-  const app = bootApp();
-  let org: Org;
-  let list: string;
-  beforeEach(async () => ({ org, list } = await Org.withList(app.t)));
+  const ctx = useOrgWithList();
 
   it('answers 200 { request_id, contact: { id, email, listIds, fields, suppressed, createdAt, updatedAt } }', async () => {
-    await org.field('score', 'number');
-    await org.field('birthday', 'date');
-    await org.field('vip', 'boolean');
-    await org.field('colour', 'select', { options: ['red'] });
-    await org.field('nickname', 'text');
-    const l2 = await org.list('Two');
+    await ctx.org.field('score', 'number');
+    await ctx.org.field('birthday', 'date');
+    await ctx.org.field('vip', 'boolean');
+    await ctx.org.field('colour', 'select', { options: ['red'] });
+    await ctx.org.field('nickname', 'text');
+    const l2 = await ctx.org.list('Two');
     const e = uniqueEmail();
     const id = expectSuccess(
-      await org.postContact({
+      await ctx.org.postContact({
         email: e,
-        listIds: [list, l2],
+        listIds: [ctx.list, l2],
         fields: { firstName: 'Ada', lastName: null, score: 7, birthday: '1815-12-10', vip: true, colour: 'red' },
       }),
       'created',
       e,
     );
-    const res = await org.getContact(e);
+    const res = await ctx.org.getContact(e);
     expect({ status: res.status, body: res.body }).toEqual({
       status: 200,
       body: {
@@ -41,7 +38,7 @@ describe('GET /api/v2/contacts/{email}', () => {
       },
     });
     expect(res.headers['x-request-id']).toMatch(UUID_RE);
-    expect(sorted(res.body.contact.listIds)).toEqual(sorted([list, l2]));
+    expect(sorted(res.body.contact.listIds)).toEqual(sorted([ctx.list, l2]));
     const { createdAt, updatedAt } = res.body.contact;
     expect(Number.isNaN(Date.parse(createdAt))).toBe(false);
     expect(Number.isNaN(Date.parse(updatedAt))).toBe(false);
@@ -51,13 +48,13 @@ describe('GET /api/v2/contacts/{email}', () => {
 
   it('the email is URL-decoded and normalized before lookup', async () => {
     const e = `ada+news.${Date.now()}@example.com`;
-    const id = expectSuccess(await org.postContact({ email: e, listIds: [list] }), 'created', e);
+    const id = expectSuccess(await ctx.org.postContact({ email: e, listIds: [ctx.list] }), 'created', e);
     for (const path of [
       `/api/v2/contacts/${encodeURIComponent(e)}`,
       `/api/v2/contacts/${encodeURIComponent(` ${e.toUpperCase()} `)}`,
       `/api/v2/contacts/${e.replace('+', '%2B').replace('@', '%40').toUpperCase().replace('%2B', '%2b')}`,
     ]) {
-      const res = await org.get(path);
+      const res = await ctx.org.get(path);
       expect({ path, status: res.status, id: res.body.contact?.id }).toEqual({ path, status: 200, id });
       expect(res.body.contact.email).toBe(e);
     }
@@ -65,75 +62,75 @@ describe('GET /api/v2/contacts/{email}', () => {
 
   it('an email with a literal @ in the path is found as well', async () => {
     const e = uniqueEmail();
-    const id = expectSuccess(await org.postContact({ email: e, listIds: [list] }), 'created', e);
-    const res = await org.get(`/api/v2/contacts/${e}`);
+    const id = expectSuccess(await ctx.org.postContact({ email: e, listIds: [ctx.list] }), 'created', e);
+    const res = await ctx.org.get(`/api/v2/contacts/${e}`);
     expect(res.status).toBe(200);
     expect(res.body.contact.id).toBe(id);
   });
 
   it('unknown contact → 404 CONTACT_NOT_FOUND', async () => {
-    expectRequestError(await org.getContact(uniqueEmail()), 404, 'CONTACT_NOT_FOUND');
+    expectRequestError(await ctx.org.getContact(uniqueEmail()), 404, 'CONTACT_NOT_FOUND');
   });
 
   it.each([['not-an-email'], ['a@b'], ['a b@example.com'], ['jörg@example.com'], ['x'.repeat(300)], ['%00']])(
     'a value that is not a valid email (%s) → 404 CONTACT_NOT_FOUND',
     async (value) => {
-      expectRequestError(await org.getContact(value), 404, 'CONTACT_NOT_FOUND');
+      expectRequestError(await ctx.org.getContact(value), 404, 'CONTACT_NOT_FOUND');
     },
   );
 
   it.each([['%'], ['ada%40example.com%'], ['%zz@example.com'], ['ada%E0%A4%A@example.com'], ['%C3%28@example.com'], ['%FF%FE@example.com']])(
     'broken percent-encoding (%s) → 400 INVALID_REQUEST',
     async (raw) => {
-      expectRequestError(await org.get(`/api/v2/contacts/${raw}`), 400, 'INVALID_REQUEST');
+      expectRequestError(await ctx.org.get(`/api/v2/contacts/${raw}`), 400, 'INVALID_REQUEST');
     },
   );
 
   it('fields show only values: cleared fields disappear', async () => {
-    await org.field('score', 'number');
+    await ctx.org.field('score', 'number');
     const e = uniqueEmail();
-    await org.postContact({ email: e, listIds: [list], fields: { firstName: 'A', city: 'B', score: 1 } });
-    await org.postContact({ email: e, listIds: [list], fields: { city: null, score: null }, overwrite: true });
-    expect((await org.read(e))?.fields).toEqual({ firstName: 'A' });
+    await ctx.org.postContact({ email: e, listIds: [ctx.list], fields: { firstName: 'A', city: 'B', score: 1 } });
+    await ctx.org.postContact({ email: e, listIds: [ctx.list], fields: { city: null, score: null }, overwrite: true });
+    expect((await ctx.org.read(e))?.fields).toEqual({ firstName: 'A' });
   });
 
   it('suppressed shows { reason }', async () => {
     const e = uniqueEmail();
-    await org.postContact({ email: e, listIds: [list] });
-    await org.suppress(e, 'complained');
-    expect((await org.read(e))?.suppressed).toEqual({ reason: 'complained' });
+    await ctx.org.postContact({ email: e, listIds: [ctx.list] });
+    await ctx.org.suppress(e, 'complained');
+    expect((await ctx.org.read(e))?.suppressed).toEqual({ reason: 'complained' });
   });
 
   it('updatedAt moves forward on an update, createdAt does not', async () => {
     const e = uniqueEmail();
-    await org.postContact({ email: e, listIds: [list] });
-    const before = await org.read(e);
+    await ctx.org.postContact({ email: e, listIds: [ctx.list] });
+    const before = await ctx.org.read(e);
     await new Promise((r) => setTimeout(r, 20));
-    await org.postContact({ email: e, listIds: [list], fields: { city: 'X' }, overwrite: true });
-    const after = await org.read(e);
+    await ctx.org.postContact({ email: e, listIds: [ctx.list], fields: { city: 'X' }, overwrite: true });
+    const after = await ctx.org.read(e);
     expect(after?.createdAt).toBe(before?.createdAt);
     expect(Date.parse(after?.updatedAt ?? '')).toBeGreaterThan(Date.parse(before?.updatedAt ?? ''));
   });
 
   it('a suppression without a contact is not a contact: GET → 404 CONTACT_NOT_FOUND', async () => {
     const e = uniqueEmail();
-    await org.suppress(e, 'bounced');
-    expectRequestError(await org.getContact(e), 404, 'CONTACT_NOT_FOUND');
+    await ctx.org.suppress(e, 'bounced');
+    expectRequestError(await ctx.org.getContact(e), 404, 'CONTACT_NOT_FOUND');
   });
 
   it('a literal + in the path is part of the email, not a space', async () => {
     const e = `ada+tag${Date.now()}@example.com`;
-    const id = expectSuccess(await org.postContact({ email: e, listIds: [list] }), 'created', e);
-    const res = await org.get(`/api/v2/contacts/${e}`);
+    const id = expectSuccess(await ctx.org.postContact({ email: e, listIds: [ctx.list] }), 'created', e);
+    const res = await ctx.org.get(`/api/v2/contacts/${e}`);
     expect({ status: res.status, id: res.body.contact?.id }).toEqual({ status: 200, id });
   });
 
   it('GET with an encoded U+0000 inside the email → 404 CONTACT_NOT_FOUND (an invalid email)', async () => {
-    expectRequestError(await org.get('/api/v2/contacts/a%00b@example.com'), 404, 'CONTACT_NOT_FOUND');
+    expectRequestError(await ctx.org.get('/api/v2/contacts/a%00b@example.com'), 404, 'CONTACT_NOT_FOUND');
   });
 
   it('GET with percent-encoded UTF-8 of a lone surrogate (invalid UTF-8) → 400 INVALID_REQUEST', async () => {
-    expectRequestError(await org.get('/api/v2/contacts/a%ED%A0%80@example.com'), 400, 'INVALID_REQUEST');
+    expectRequestError(await ctx.org.get('/api/v2/contacts/a%ED%A0%80@example.com'), 400, 'INVALID_REQUEST');
   });
 });
 

@@ -1,7 +1,7 @@
 import { bootApp, Org, type Res, uniqueEmail } from './helpers';
 
 /**
- * Contract 8: 500 is for server-side failures only; no input of any shape may cause one, and no
+ * docs/api.md#request-level-errors: 500 is for server-side failures only; no input of any shape may cause one, and no
  * response carries a stack trace or SQL. Each odd body states the answer the contract implies.
  */
 describe('odd inputs never make the contacts endpoints answer 500', () => {

@@ -2,7 +2,7 @@ import type { Response } from 'supertest';
 import { bootApp, expectFailure, failedRow, okRow, expectBatch, Org, uniqueEmail } from './helpers';
 
 /**
- * Contract 4: "Per-contact rules, in this order; the first that fails is the contact's code".
+ * docs/api.md#rules-and-codes: "Each contact is checked by these rules in order; the first that fails is its `code`".
  * For EVERY pair of rules (i < j) a contact breaking both must fail with rule i's code, on
  * POST /contacts (with its HTTP status) and inside a batch. Rule 2 exists only on the batch.
  */

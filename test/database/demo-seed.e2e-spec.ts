@@ -3,7 +3,7 @@ import { fitsCustomField, isStandardFieldKey } from '../../src/custom-fields/fie
 import { demoBanner, localBaseUrl, seedDemoData } from '../../src/demo/demo-seed';
 import { useTestApp } from '../utils/test-app';
 
-// Contract section 10: demo data on the first embedded start (main.ts calls seedDemoData).
+// docs/api.md#running-and-administration: demo data on the first embedded start (main.ts calls seedDemoData).
 describe('demo data', () => {
   const app = useTestApp();
 

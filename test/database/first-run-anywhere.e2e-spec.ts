@@ -3,7 +3,8 @@ import { chmodSync, cpSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readd
 import os from 'node:os';
 import path from 'node:path';
 import { freePort } from '../utils/net';
-import { PROJECT_ROOT, startService, stopService, waitForStdout } from '../utils/run-service';
+import { startService, stopService, waitForStdout } from '../utils/run-service';
+import { PROJECT_ROOT } from '../../src/database/project-root';
 
 const isRoot = process.getuid?.() === 0;
 if (!isRoot) {
@@ -56,7 +57,7 @@ if (!isRoot) {
         REDIS_URL: undefined,
         TMPDIR: tmp,
       },
-      checkout,
+      { cwd: checkout },
     );
     try {
       const [, key] = await waitForStdout(service, /API key \(shown only now\): (csk_\S+)/);
@@ -79,7 +80,7 @@ if (!isRoot) {
     // A second start finds the same data through the link (no new demo key).
     const again = startService(
       { DATABASE_URL: undefined, EMBEDDED_PG_PORT: String(await freePort()), PORT: String(await freePort()), HOST: '127.0.0.1', LOG_LEVEL: 'warn', REDIS_URL: undefined, TMPDIR: tmp },
-      checkout,
+      { cwd: checkout },
     );
     try {
       await waitForStdout(again, /its API key is not shown again/);

@@ -5,9 +5,9 @@ import path from 'node:path';
 import { Client } from 'pg';
 import { createEmptyDatabase, createTestDatabase, type TestDatabase } from '../utils/test-database';
 import { catalogSnapshot, type CatalogSnapshot } from './catalog-snapshot';
+import { PROJECT_ROOT } from '../../src/database/project-root';
 
-const ROOT = path.resolve(__dirname, '..', '..');
-const SCHEMA = path.join(ROOT, 'prisma', 'schema.prisma');
+const SCHEMA = path.join(PROJECT_ROOT, 'prisma', 'schema.prisma');
 
 interface Run {
   code: number;
@@ -21,7 +21,7 @@ function prisma(args: string[], databaseUrl: string): Promise<Run> {
     execFile(
       process.execPath,
       ['scripts/prisma.js', ...args],
-      { cwd: ROOT, env: { ...process.env, DATABASE_URL: databaseUrl }, maxBuffer: 10 * 1024 * 1024, timeout: 120_000 },
+      { cwd: PROJECT_ROOT, env: { ...process.env, DATABASE_URL: databaseUrl }, maxBuffer: 10 * 1024 * 1024, timeout: 120_000 },
       (error, stdout, stderr) => resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
     );
   });
@@ -40,6 +40,19 @@ async function buildFromSchema(schemaPath: string): Promise<{ database: TestData
     await client.end();
   }
   return { database, snapshot: await catalogSnapshot(database.url) };
+}
+
+/**
+ * Indexes schema.prisma cannot express (a column collation), created by a migration only. Listed
+ * here one by one, so any other difference still fails.
+ */
+const MIGRATION_ONLY_INDEXES = [
+  'CREATE INDEX contacts_organization_id_email_c_idx ON public.contacts USING btree (organization_id, email COLLATE "C")',
+];
+
+/** `snapshot` without the migration-only indexes (asserted present where they must be). */
+function withoutMigrationOnly(snapshot: CatalogSnapshot): CatalogSnapshot {
+  return { ...snapshot, indexes: snapshot.indexes.filter((line) => !MIGRATION_ONLY_INDEXES.includes(line)) };
 }
 
 /** Lines present in one snapshot and not the other, for a readable failure. */
@@ -95,12 +108,13 @@ describe('migrations and schema.prisma', () => {
     expect(migrated.enums).toContain('suppression_reason: bounced, complained, unsubscribed');
     expect(migrated.tables).not.toContain('_prisma_migrations (r)');
 
-    expect(differences(migrated, fromSchema)).toEqual([]);
-    expect(fromSchema).toEqual(migrated);
+    expect(migrated.indexes).toEqual(expect.arrayContaining(MIGRATION_ONLY_INDEXES));
+    expect(differences(withoutMigrationOnly(migrated), fromSchema)).toEqual([]);
+    expect(fromSchema).toEqual(withoutMigrationOnly(migrated));
   });
 
   it('would catch an edit of schema.prisma that has no migration', () => {
-    expect(differences(migrated, fromEditedSchema)).toEqual([
+    expect(differences(withoutMigrationOnly(migrated), fromEditedSchema)).toEqual([
       'only in schema.prisma: columns: contacts.nickname text NULL',
     ]);
   });

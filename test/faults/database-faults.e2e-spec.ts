@@ -1,8 +1,5 @@
-import type { AddressInfo } from 'node:net';
 import { Database } from '../../src/database/database';
-import { createOrganization, createList } from '../utils/fixtures';
-import { createTestApp, type TestApp } from '../utils/test-app';
-import { FaultDatabase } from './fault-database';
+import { useFaultApp } from './fault-app';
 
 /**
  * Database faults against the running app, on a PostgreSQL this file owns: backends terminated
@@ -26,44 +23,25 @@ interface Outcome {
 }
 
 describe('database faults', () => {
-  let db: FaultDatabase;
-  let t: TestApp;
-  let base: string;
-  let auth: Record<string, string>;
-  let listId: string;
   let sequence = 0;
 
-  beforeAll(async () => {
-    db = await FaultDatabase.start();
-    t = await createTestApp(
-      {
-        DB_POOL_SIZE: '5',
-        DB_CONNECT_TIMEOUT_MS: String(CONNECT_TIMEOUT_MS),
-        DB_STATEMENT_TIMEOUT_MS: String(STATEMENT_TIMEOUT_MS),
-        DB_IDLE_IN_TRANSACTION_TIMEOUT_MS: '3000',
-        ORG_RATE_LIMIT: '1000000',
-        IP_RATE_LIMIT: '1000000',
-      },
-      { database: { url: db.url, drop: () => Promise.resolve() } },
-    );
-    base = `http://127.0.0.1:${(t.app.getHttpServer().address() as AddressInfo).port}`;
-    const org = await createOrganization(t.prisma);
-    auth = { Authorization: `Bearer ${org.apiKey}`, 'Content-Type': 'application/json' };
-    listId = (await createList(t.prisma, org.id, 'Main')).id;
-  }, 60_000);
-
-  afterAll(async () => {
-    await t?.close();
-    await db?.destroy();
+  const f = useFaultApp({
+    DB_POOL_SIZE: '5',
+    DB_CONNECT_TIMEOUT_MS: String(CONNECT_TIMEOUT_MS),
+    DB_STATEMENT_TIMEOUT_MS: String(STATEMENT_TIMEOUT_MS),
+    // No lock_timeout: the "statement that hangs" below waits on a table lock and must be ended
+    // by statement_timeout (a lock wait is test/contacts/lock-wait.e2e-spec.ts).
+    DB_LOCK_TIMEOUT_MS: '0',
+    DB_IDLE_IN_TRANSACTION_TIMEOUT_MS: '3000',
   });
 
   async function postBatch(size = 10): Promise<Outcome> {
     const emails = Array.from({ length: size }, (_, i) => `f${++sequence}-${i}@example.com`);
     const started = Date.now();
-    const res = await fetch(`${base}/api/v2/contacts/batch`, {
+    const res = await fetch(`${f.base}/api/v2/contacts/batch`, {
       method: 'POST',
-      headers: auth,
-      body: JSON.stringify({ contacts: emails.map((email) => ({ email, listIds: [listId], fields: { city: 'Oslo' } })) }),
+      headers: f.auth,
+      body: JSON.stringify({ contacts: emails.map((email) => ({ email, listIds: [f.listId], fields: { city: 'Oslo' } })) }),
       signal: AbortSignal.timeout(30_000),
     });
     const body = (await res.json()) as { error?: { code: string } };
@@ -100,7 +78,7 @@ describe('database faults', () => {
     for (const o of outcomes.filter((x) => x.status === 503)) {
       expect([o.code, o.retryAfter]).toEqual(['SERVICE_UNAVAILABLE', expect.stringMatching(/^[1-9]\d*$/)]);
     }
-    await db.withClient(async (client) => {
+    await f.db.withClient(async (client) => {
       const count = async (sql: string, values: unknown[]) => (await client.query<{ n: number }>(sql, values)).rows[0].n;
       for (const o of outcomes) {
         const contacts = await count('SELECT count(*)::int AS n FROM contacts WHERE email = ANY($1::text[])', [o.emails]);
@@ -127,9 +105,9 @@ describe('database faults', () => {
     }
     expect(last?.status).toBe(200);
     for (let i = 0; i < 5; i++) expect((await postBatch()).status).toBe(200);
-    const ready = await fetch(`${base}/health/ready`);
+    const ready = await fetch(`${f.base}/health/ready`);
     expect(ready.status).toBe(200);
-    const pool = t.app.get(Database).pool;
+    const pool = f.t.app.get(Database).pool;
     expect(pool.waitingCount).toBe(0);
     expect(pool.totalCount).toBeLessThanOrEqual(5);
   }
@@ -141,7 +119,7 @@ describe('database faults', () => {
     const outcomes = await underLoad(8, async () => {
       for (let i = 0; i < 8; i++) {
         await sleep(250);
-        terminated += await db.terminateBackends(1);
+        terminated += await f.db.terminateBackends(1);
       }
       await sleep(250);
     });
@@ -156,7 +134,7 @@ describe('database faults', () => {
     const outcomes = await underLoad(8, async () => {
       for (let i = 0; i < 3; i++) {
         await sleep(400);
-        terminated += await db.terminateBackends();
+        terminated += await f.db.terminateBackends();
       }
       await sleep(400);
     });
@@ -166,26 +144,26 @@ describe('database faults', () => {
   });
 
   it('server stopped: 503 with Retry-After quickly and /health/ready 503; started again: recovers by itself', async () => {
-    await db.stopServer();
+    await f.db.stopServer();
     try {
       const down = await postBatch();
       expect([down.status, down.code, down.retryAfter]).toEqual([503, 'SERVICE_UNAVAILABLE', '1']);
       expect(down.ms).toBeLessThan(CONNECT_TIMEOUT_MS + 3000);
       const started = Date.now();
-      const ready = await fetch(`${base}/health/ready`);
+      const ready = await fetch(`${f.base}/health/ready`);
       expect(ready.status).toBe(503);
       expect(Date.now() - started).toBeLessThan(5000);
-      const lists = await fetch(`${base}/api/v2/lists`, { headers: auth });
+      const lists = await fetch(`${f.base}/api/v2/lists`, { headers: f.auth });
       expect(lists.status).toBe(503);
       expect(lists.headers.get('retry-after')).toBe('1');
     } finally {
-      await db.startServer();
+      await f.db.startServer();
     }
     await expectRecovered();
   });
 
   it('a statement that hangs on a lock is cancelled by statement_timeout: 503, nothing written, then normal answers', async () => {
-    const outcome = await db.withClient(async (blocker) => {
+    const outcome = await f.db.withClient(async (blocker) => {
       await blocker.query('BEGIN');
       await blocker.query('LOCK TABLE stored_responses IN ACCESS EXCLUSIVE MODE');
       try {

@@ -5,7 +5,7 @@ import { rawPost } from '../utils/net';
 
 const LIMIT = 1_048_576;
 
-/** Body rules of contract sections 1 and 12, on POST /api/v2/contacts of the real app. */
+/** Body rules of docs/api.md#basics, on POST /api/v2/contacts of the real app. */
 describe('JSON request bodies', () => {
   let t: TestApp;
   let apiKey: string;

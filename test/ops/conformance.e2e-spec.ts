@@ -1,15 +1,9 @@
 import { gzipSync } from 'node:zlib';
-import { createOrganization, createOrgWith, suppress } from '../utils/fixtures';
+import { createApiKey, createOrganization, createOrgWith, suppress } from '../utils/fixtures';
 import { rawPostJson } from '../utils/net';
 import { createTestApp, type TestApp } from '../utils/test-app';
 import { buildOpenApiDocument } from '../../src/docs/openapi';
 import { OpenApiValidator, type HttpAnswer } from './openapi-validator';
-
-/** A POST whose body bytes are sent exactly as given. */
-const rawPost = async (t: TestApp, path: string, headers: Record<string, string>, body: Buffer) => ({
-  ...(await rawPostJson(t, path, body, headers)),
-  rawLength: body.length,
-});
 
 /**
  * Real responses of every endpoint and error, validated against the OpenAPI document the service
@@ -25,6 +19,7 @@ describe('OpenAPI conformance of real responses', () => {
   let docs: OpenApiValidator;
   let t: TestApp;
   let key: string;
+  let adminKey: string;
   let listA: string;
   let listB: string;
   let archived: string;
@@ -47,6 +42,7 @@ describe('OpenAPI conformance of real responses', () => {
       ],
     });
     key = org.apiKey;
+    adminKey = (await createApiKey(t.prisma, org.id, { scope: 'admin' })).key;
     [listA, listB] = org.lists.map((list) => list.id);
     archived = org.archivedLists[0].id;
     await suppress(t.prisma, org.id, 'suppressed.conf@example.com', 'complained');
@@ -128,8 +124,9 @@ describe('OpenAPI conformance of real responses', () => {
       const declared = await post(P, JSON.parse(big));
       conforms(declared, 'POST', P, 413, { error: { code: 'PAYLOAD_TOO_LARGE' } });
       // node:http, not supertest: superagent does not send a gzip Buffer body byte for byte.
-      const bomb = await rawPost(t, P, { 'x-api-key': key, 'content-type': 'application/json', 'content-encoding': 'gzip' }, gzipSync(Buffer.from(big)));
-      expect(bomb.rawLength).toBeLessThan(10_000);
+      const compressed = gzipSync(Buffer.from(big));
+      expect(compressed.length).toBeLessThan(10_000);
+      const bomb = await rawPostJson(t, P, compressed, { 'x-api-key': key, 'content-type': 'application/json', 'content-encoding': 'gzip' });
       conforms(bomb, 'POST', P, 413, { error: { code: 'PAYLOAD_TOO_LARGE' } });
     });
 
@@ -243,6 +240,83 @@ describe('OpenAPI conformance of real responses', () => {
       conforms(await get('/api/v2/requests/%E0%A4%A'), 'GET', R, 400, { error: { code: 'INVALID_REQUEST' } });
     });
 
+    it('INSUFFICIENT_SCOPE (403) on a read and a write route', async () => {
+      const reader = (await createApiKey(t.prisma, (await createOrganization(t.prisma)).id, { scope: 'contacts:read' })).key;
+      const refused = await t.http().post('/api/v2/contacts').set('Authorization', `Bearer ${reader}`).send({});
+      conforms(refused, 'POST', '/api/v2/contacts', 403, { error: { code: 'INSUFFICIENT_SCOPE' } });
+      conforms(await post('/api/v2/lists', { name: 'Nope' }), 'POST', '/api/v2/lists', 403, { error: { code: 'INSUFFICIENT_SCOPE' } });
+    });
+
+    it('GET /api/v2/contacts: pages (200, nextCursor string then null), 400, 404, 401', async () => {
+      const L = '/api/v2/contacts';
+      for (const e of [email('page'), email('page')]) await post('/api/v2/contacts', { email: e, listIds: [listB], fields: { seats: 1 } }).expect(201);
+      const first = await get(`/api/v2/contacts?limit=1&listId=${listB}`);
+      conforms(first, 'GET', L, 200, { contacts: [{ listIds: expect.arrayContaining([listB]) }] });
+      expect(typeof first.body.nextCursor).toBe('string');
+      const last = await get(`/api/v2/contacts?limit=5&listId=${listB}&cursor=${encodeURIComponent(first.body.nextCursor)}`);
+      conforms(last, 'GET', L, 200, { nextCursor: null });
+      conforms(await get('/api/v2/contacts?suppressed=true&updatedSince=2020-01-01T00:00:00Z'), 'GET', L, 200);
+      conforms(await get('/api/v2/contacts?limit=0'), 'GET', L, 400, { error: { code: 'INVALID_REQUEST' } });
+      conforms(await get('/api/v2/contacts?cursor=nope'), 'GET', L, 400, { error: { code: 'INVALID_REQUEST' } });
+      conforms(await get('/api/v2/contacts?listId=00000000-0000-4000-8000-000000000000'), 'GET', L, 404, { error: { code: 'LIST_NOT_FOUND' } });
+      conforms(await t.http().get('/api/v2/contacts'), 'GET', L, 401, { error: { code: 'INVALID_API_KEY' } });
+    });
+  });
+
+  describe('removing from lists and deleting', () => {
+    const del = (path: string) => t.http().delete(path).set('Authorization', `Bearer ${key}`);
+    const ONE = '/api/v2/lists/{listId}/contacts/{email}';
+    const BATCH = '/api/v2/lists/{listId}/contacts/remove';
+    const D = '/api/v2/contacts/{email}';
+
+    it('DELETE /api/v2/lists/{listId}/contacts/{email}: removed, unchanged (200), 404 both codes, 409, 400, 401', async () => {
+      const e = email('rm');
+      await post('/api/v2/contacts', { email: e, listIds: [listA, listB, archived].slice(0, 2) }).expect(201);
+      conforms(await del(`/api/v2/lists/${listB}/contacts/${encodeURIComponent(e)}`), 'DELETE', ONE, 200, { status: 'removed', listId: listB });
+      conforms(await del(`/api/v2/lists/${listB}/contacts/${encodeURIComponent(e)}`), 'DELETE', ONE, 200, { status: 'unchanged' });
+      conforms(await del(`/api/v2/lists/${listA}/contacts/${encodeURIComponent(e)}`), 'DELETE', ONE, 409, { error: { code: 'LAST_LIST_MEMBERSHIP' } });
+      conforms(await del(`/api/v2/lists/${listA}/contacts/nobody%40example.com`), 'DELETE', ONE, 404, { error: { code: 'CONTACT_NOT_FOUND' } });
+      conforms(await del(`/api/v2/lists/nope/contacts/nobody%40example.com`), 'DELETE', ONE, 404, { error: { code: 'LIST_NOT_FOUND' } });
+      conforms(await del(`/api/v2/lists/${listA}/contacts/%E0%A4%A`), 'DELETE', ONE, 400, { error: { code: 'INVALID_REQUEST' } });
+      conforms(await t.http().delete(`/api/v2/lists/${listA}/contacts/a%40example.com`), 'DELETE', ONE, 401, { error: { code: 'INVALID_API_KEY' } });
+    });
+
+    it('POST /api/v2/lists/{listId}/contacts/remove: rows of every kind (200), 400 both codes, 404, 401', async () => {
+      const [a, b] = [email('rmb'), email('rmb')];
+      await post('/api/v2/contacts/batch', { contacts: [{ email: a, listIds: [listA, listB] }, { email: b, listIds: [listB] }] }).expect(200);
+      conforms(await post(`/api/v2/lists/${listB}/contacts/remove`, { emails: [a, 'x', 7, a, b, 'ghost@example.com', a.replace('rmb', 'zz')] }), 'POST', BATCH, 200, {
+        results: [
+          { index: 0, status: 'removed' },
+          { index: 1, code: 'INVALID_EMAIL' },
+          { index: 2, email: null, code: 'INVALID_EMAIL' },
+          { index: 3, code: 'DUPLICATE_IN_REQUEST' },
+          { index: 4, code: 'LAST_LIST_MEMBERSHIP' },
+          { index: 5, code: 'CONTACT_NOT_FOUND' },
+          { index: 6, code: 'CONTACT_NOT_FOUND' },
+        ],
+      });
+      conforms(await post(`/api/v2/lists/${listA}/contacts/remove`, { emails: [b] }), 'POST', BATCH, 200, { results: [{ status: 'unchanged' }] });
+      conforms(await post(`/api/v2/lists/${listA}/contacts/remove`, { emails: [] }), 'POST', BATCH, 400, { error: { code: 'INVALID_REQUEST' } });
+      conforms(await post(`/api/v2/lists/${listA}/contacts/remove`, { emails: Array(51).fill(a) }), 'POST', BATCH, 400, {
+        error: { code: 'BATCH_LIMIT_EXCEEDED' },
+      });
+      conforms(await post('/api/v2/lists/nope/contacts/remove', { emails: [a] }), 'POST', BATCH, 404, { error: { code: 'LIST_NOT_FOUND' } });
+      conforms(await t.http().post(`/api/v2/lists/${listA}/contacts/remove`).send({ emails: [a] }), 'POST', BATCH, 401, {
+        error: { code: 'INVALID_API_KEY' },
+      });
+    });
+
+    it('DELETE /api/v2/contacts/{email}: deleted (200), 404, 400, 401', async () => {
+      const e = email('del');
+      await post('/api/v2/contacts', { email: e, listIds: [listA] }).expect(201);
+      conforms(await del(`/api/v2/contacts/${encodeURIComponent(e)}`), 'DELETE', D, 200, { email: e, status: 'deleted' });
+      conforms(await del(`/api/v2/contacts/${encodeURIComponent(e)}`), 'DELETE', D, 404, { error: { code: 'CONTACT_NOT_FOUND' } });
+      conforms(await del('/api/v2/contacts/%E0%A4%A'), 'DELETE', D, 400, { error: { code: 'INVALID_REQUEST' } });
+      conforms(await t.http().delete('/api/v2/contacts/a%40example.com'), 'DELETE', D, 401, { error: { code: 'INVALID_API_KEY' } });
+    });
+  });
+
+  describe('unknown routes', () => {
     it('unknown route (404 NOT_FOUND) matches the document’s Error404 body, with and without a key', async () => {
       for (const res of [await t.http().get('/api/v2/nothing'), await get('/api/v2/nothing'), await t.http().put('/api/v2/lists')]) {
         expect(res.status).toBe(404);
@@ -250,6 +324,94 @@ describe('OpenAPI conformance of real responses', () => {
         expect(res.body.error.code).toBe('NOT_FOUND');
         expect(res.body.request_id).toBe(res.headers['x-request-id']);
       }
+    });
+  });
+  describe('lists and custom fields (admin scope)', () => {
+    const send = (method: 'post' | 'patch', path: string, body: unknown) =>
+      t.http()[method](path).set('Authorization', `Bearer ${adminKey}`).set('Content-Type', 'application/json').send(JSON.stringify(body));
+
+    it('POST /api/v2/lists (201, 400) and PATCH /api/v2/lists/{id} (200, 400, 404)', async () => {
+      const created = await send('post', '/api/v2/lists', { name: 'Conformance list' });
+      conforms(created, 'POST', '/api/v2/lists', 201, { list: { name: 'Conformance list', archived: false } });
+      conforms(await send('post', '/api/v2/lists', { name: '' }), 'POST', '/api/v2/lists', 400, { error: { code: 'INVALID_REQUEST' } });
+      const P = '/api/v2/lists/{id}';
+      const id = created.body.list.id as string;
+      conforms(await send('patch', `/api/v2/lists/${id}`, { archived: true, name: 'Renamed' }), 'PATCH', P, 200, {
+        list: { id, name: 'Renamed', archived: true },
+      });
+      conforms(await send('patch', `/api/v2/lists/${id}`, {}), 'PATCH', P, 400, { error: { code: 'INVALID_REQUEST' } });
+      conforms(await send('patch', '/api/v2/lists/unknown-list', { name: 'x' }), 'PATCH', P, 404, { error: { code: 'LIST_NOT_FOUND' } });
+    });
+
+    it('POST /api/v2/fields (201, 400, 409) and PATCH /api/v2/fields/{key} (200, 400, 404)', async () => {
+      const F = '/api/v2/fields';
+      conforms(await send('post', F, { key: 'tier', type: 'select', options: ['a', 'b'], defaultValue: 'a' }), 'POST', F, 201, {
+        field: { key: 'tier', type: 'select', required: false, defaultValue: 'a', options: ['a', 'b'] },
+      });
+      // With a default: later tests of this file still create contacts without sending it (rule 10).
+      conforms(await send('post', F, { key: 'joined', type: 'date', required: true, defaultValue: '2020-01-01' }), 'POST', F, 201, {
+        field: { key: 'joined', type: 'date', required: true, defaultValue: '2020-01-01', options: null },
+      });
+      conforms(await send('post', F, { key: 'tier', type: 'text' }), 'POST', F, 409, { error: { code: 'FIELD_KEY_TAKEN' } });
+      conforms(await send('post', F, { key: 'x', type: 'nope' }), 'POST', F, 400, { error: { code: 'INVALID_REQUEST' } });
+      const P = '/api/v2/fields/{key}';
+      conforms(await send('patch', '/api/v2/fields/tier', { options: ['a', 'b', 'c'], defaultValue: 'c', required: true }), 'PATCH', P, 200, {
+        field: { key: 'tier', options: ['a', 'b', 'c'], defaultValue: 'c', required: true },
+      });
+      conforms(await send('patch', '/api/v2/fields/tier', { options: ['a'] }), 'PATCH', P, 400, { error: { code: 'INVALID_REQUEST' } });
+      conforms(await send('patch', '/api/v2/fields/nothing', { required: true }), 'PATCH', P, 404, { error: { code: 'FIELD_NOT_FOUND' } });
+    });
+  });
+
+  describe('erasure and suppressions', () => {
+    const S = '/api/v2/suppressions';
+    const D = '/api/v2/suppressions/{email}';
+    const E = '/api/v2/contacts/{email}/erase';
+    // Erase and lifting a suppression need the admin scope.
+    const del = (path: string) => t.http().delete(path).set('X-API-Key', adminKey);
+    const erase = (path: string, body: unknown) =>
+      t.http().post(path).set('X-API-Key', adminKey).set('Content-Type', 'application/json').send(JSON.stringify(body));
+
+    it('POST /api/v2/suppressions: per-row results (200), 400 INVALID_REQUEST and BATCH_LIMIT_EXCEEDED, 401', async () => {
+      const a = email('sup');
+      conforms(await post(S, { suppressions: [{ email: a, reason: 'bounced' }, { email: 'nope', reason: 'bounced' }, { email: a, reason: 'complained' }] }), 'POST', S, 200, {
+        results: [{ status: 'suppressed', reason: 'bounced' }, { code: 'INVALID_EMAIL' }, { code: 'DUPLICATE_IN_REQUEST' }],
+      });
+      conforms(await post(S, { suppressions: [{ email: a, reason: 'unsubscribed' }] }), 'POST', S, 200, { results: [{ status: 'unchanged', reason: 'bounced' }] });
+      conforms(await post(S, { suppressions: [{ email: a, reason: 'spam' }] }), 'POST', S, 400, { error: { code: 'INVALID_REQUEST' } });
+      const many = Array.from({ length: 51 }, (_, i) => ({ email: `m${i}@example.com`, reason: 'bounced' }));
+      conforms(await post(S, { suppressions: many }), 'POST', S, 400, { error: { code: 'BATCH_LIMIT_EXCEEDED' } });
+      conforms(await t.http().post(S).send({}), 'POST', S, 401, { error: { code: 'INVALID_API_KEY' } });
+    });
+
+    it('GET /api/v2/suppressions: a page with nextCursor (200), the last page, 400', async () => {
+      await post(S, { suppressions: [{ email: email('page'), reason: 'unsubscribed' }, { email: email('page'), reason: 'unsubscribed' }] }).expect(200);
+      const first = await get(`${S}?limit=1&reason=unsubscribed`);
+      conforms(first, 'GET', S, 200, { nextCursor: expect.any(String) });
+      conforms(await get(`${S}?limit=1000&reason=unsubscribed&cursor=${first.body.nextCursor}`), 'GET', S, 200, { nextCursor: null });
+      conforms(await get(`${S}?limit=0`), 'GET', S, 400, { error: { code: 'INVALID_REQUEST' } });
+    });
+
+    it('DELETE /api/v2/suppressions/{email}: 200, 404 SUPPRESSION_NOT_FOUND, 409 SUPPRESSION_LOCKED', async () => {
+      const b = email('lift');
+      await post(S, { suppressions: [{ email: b, reason: 'bounced' }] }).expect(200);
+      conforms(await del(`${S}/${encodeURIComponent(b)}`), 'DELETE', D, 200, { email: b, status: 'unsuppressed' });
+      conforms(await del(`${S}/${encodeURIComponent(b)}`), 'DELETE', D, 404, { error: { code: 'SUPPRESSION_NOT_FOUND' } });
+      conforms(await del(`${S}/suppressed.conf%40example.com`), 'DELETE', D, 409, { error: { code: 'SUPPRESSION_LOCKED' } });
+      conforms(await del(`${S}/%E0%A4%A`), 'DELETE', D, 400, { error: { code: 'INVALID_REQUEST' } });
+    });
+
+    it('POST /api/v2/contacts/{email}/erase: 200 (erased and never seen), 400 for a body', async () => {
+      const e = email('erase');
+      await post('/api/v2/contacts', { email: e, listIds: [listA] }).expect(201);
+      conforms(await t.http().post(`/api/v2/contacts/${encodeURIComponent(e)}/erase`).set('X-API-Key', adminKey), 'POST', E, 200, {
+        status: 'erased',
+        contactDeleted: true,
+        storedAnswersErased: 1,
+      });
+      conforms(await erase(`/api/v2/contacts/${encodeURIComponent(e)}/erase`, {}), 'POST', E, 200, { contactDeleted: false, storedAnswersErased: 0 });
+      conforms(await erase(`/api/v2/contacts/${encodeURIComponent(e)}/erase`, { now: true }), 'POST', E, 400, { error: { code: 'INVALID_REQUEST' } });
+      conforms(await t.http().post(`/api/v2/contacts/${encodeURIComponent(e)}/erase`), 'POST', E, 401, { error: { code: 'INVALID_API_KEY' } });
     });
   });
 });
@@ -279,7 +441,7 @@ describe('OpenAPI conformance of limits and failures', () => {
     expect({ status: res.status, problems: docs.problems(res, 'GET', '/api/v2/fields') }).toEqual({ status: 429, problems: [] });
   });
 
-  // Contract section 8: a database that cannot serve is 503 SERVICE_UNAVAILABLE with Retry-After (was 500).
+  // docs/api.md#request-level-errors: a database that cannot serve is 503 SERVICE_UNAVAILABLE with Retry-After (was 500).
   it('database gone: 503 SERVICE_UNAVAILABLE without internals', async () => {
     t = await createTestApp({ IP_RATE_LIMIT: '1000000' });
     docs = await servedDocs(t);

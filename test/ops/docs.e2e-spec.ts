@@ -75,17 +75,31 @@ describe('API documentation', () => {
     const paths = served.paths as Record<string, Record<string, { responses: Json; parameters?: { name: string }[] }>>;
     const statuses = (path: string, method: string) => Object.keys(paths[path][method].responses).sort();
 
-    // 408 REQUEST_TIMEOUT and 503 SERVICE_UNAVAILABLE (contract section 8) can answer any API request.
-    expect(statuses('/api/v2/contacts', 'post')).toEqual(['200', '201', '400', '401', '408', '409', '413', '429', '500', '503']);
-    expect(statuses('/api/v2/contacts/batch', 'post')).toEqual(['200', '400', '401', '408', '413', '429', '500', '503']);
-    expect(statuses('/api/v2/contacts/{email}', 'get')).toEqual(['200', '400', '401', '404', '408', '429', '500', '503']);
-    expect(statuses('/api/v2/requests/{request_id}', 'get')).toEqual(['200', '400', '401', '404', '408', '429', '500', '503']);
-    expect(statuses('/api/v2/requests', 'get')).toEqual(['200', '400', '401', '404', '408', '429', '500', '503']);
-    expect(statuses('/api/v2/lists', 'get')).toEqual(['200', '401', '408', '429', '500', '503']);
-    expect(statuses('/api/v2/fields', 'get')).toEqual(['200', '401', '408', '429', '500', '503']);
+    // 408 REQUEST_TIMEOUT and 503 SERVICE_UNAVAILABLE (docs/api.md#request-level-errors) can answer any API request.
+    // 403 INSUFFICIENT_SCOPE on every route behind the key (docs/api.md, "Key scopes").
+    expect(statuses('/api/v2/contacts', 'post')).toEqual(['200', '201', '400', '401', '403', '408', '409', '413', '429', '500', '503']);
+    expect(statuses('/api/v2/contacts/batch', 'post')).toEqual(['200', '400', '401', '403', '408', '413', '429', '500', '503']);
+    expect(statuses('/api/v2/contacts/{email}', 'get')).toEqual(['200', '400', '401', '403', '404', '408', '429', '500', '503']);
+    expect(statuses('/api/v2/requests/{request_id}', 'get')).toEqual(['200', '400', '401', '403', '404', '408', '429', '500', '503']);
+    expect(statuses('/api/v2/requests', 'get')).toEqual(['200', '400', '401', '403', '404', '408', '429', '500', '503']);
+    expect(statuses('/api/v2/lists', 'get')).toEqual(['200', '401', '403', '408', '429', '500', '503']);
+    expect(statuses('/api/v2/fields', 'get')).toEqual(['200', '401', '403', '408', '429', '500', '503']);
+    expect(statuses('/api/v2/lists', 'post')).toEqual(['201', '400', '401', '403', '408', '413', '429', '500', '503']);
+    expect(statuses('/api/v2/lists/{id}', 'patch')).toEqual(['200', '400', '401', '403', '404', '408', '413', '429', '500', '503']);
+    expect(statuses('/api/v2/fields', 'post')).toEqual(['201', '400', '401', '403', '408', '409', '413', '429', '500', '503']);
+    expect(statuses('/api/v2/fields/{key}', 'patch')).toEqual(['200', '400', '401', '403', '404', '408', '413', '429', '500', '503']);
+    // Each operation names the scope it needs.
+    for (const [path, method, scope] of [
+      ['/api/v2/contacts', 'post', 'contacts:write'],
+      ['/api/v2/contacts/{email}', 'get', 'contacts:read'],
+      ['/api/v2/lists', 'post', 'admin'],
+      ['/api/v2/fields/{key}', 'patch', 'admin'],
+    ]) {
+      expect((paths[path][method] as Json)['x-required-scope']).toBe(scope);
+    }
     expect(statuses('/health/ready', 'get')).toEqual(['200', '503']);
     for (const path of ['/api/v2/contacts', '/api/v2/contacts/batch']) {
-      expect(paths[path].post.parameters?.map((p) => p.name)).toEqual(['dryRun', 'X-Client-Request-Id']); // contract section 11
+      expect(paths[path].post.parameters?.map((p) => p.name)).toEqual(['dryRun', 'X-Client-Request-Id']); // docs/api.md#lost-responses
     }
     expect(Object.keys(paths)).not.toContain('/metrics');
     expect((served.components as { securitySchemes: Json }).securitySchemes).toEqual({

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Redis from 'ioredis';
-import { drainHttpServer } from '../../src/health/graceful-shutdown';
+import { drainHttpServer } from '../../src/http-body/graceful-shutdown';
 import { createList, createOrganization } from '../utils/fixtures';
 import { createTestApp, type TestApp } from '../utils/test-app';
 import { REDIS_URL, describeIf } from '../rate-limit/support';

@@ -1,8 +1,6 @@
-import { execFileSync } from 'node:child_process';
 import { connect } from 'node:net';
-import { createTestDatabase, type TestDatabase } from '../utils/test-database';
-import { freePort, isListening } from '../utils/net';
-import { ROOT, readAll, seed, startService, waitUntil, type Started } from '../utils/service-process';
+import { readAll } from '../utils/net';
+import { useBuiltService } from '../utils/run-service';
 
 /**
  * No email and no API key ever reaches the logs (issue 7), whatever the path's letter case, the
@@ -12,24 +10,11 @@ import { ROOT, readAll, seed, startService, waitUntil, type Started } from '../u
 jest.setTimeout(120_000);
 
 describe('logs of node dist/main.js hold no email and no key', () => {
-  let database: TestDatabase;
-  let started: Started | undefined;
-
-  beforeAll(async () => {
-    execFileSync('npm', ['run', '--silent', 'build'], { cwd: ROOT, stdio: 'pipe' });
-    database = await createTestDatabase();
-  });
-  afterAll(async () => {
-    if (started && started.child.exitCode === null) started.child.kill('SIGKILL');
-    await database?.drop();
-  });
+  const built = useBuiltService();
 
   it('requests of every kind: the output is JSON lines with request logs, none holding an email or the key', async () => {
-    const { key, listId } = await seed(database.url);
-    const port = await freePort();
-    started = startService({ DATABASE_URL: database.url, PORT: String(port), LOG_LEVEL: 'trace' });
-    const service = started;
-    await waitUntil('the service listens', () => service.output().includes('listening') && isListening(port));
+    const { key, listId } = await built.org();
+    const { service, port } = await built.listening({ LOG_LEVEL: 'trace' });
 
     const local = 'secret.person';
     const domain = 'hidden-domain.example';

@@ -147,7 +147,7 @@ describe('metrics of refusals and failures', () => {
     expect(valueOf(after, 'http_requests_total', { method: 'GET', route: '/api/v2/lists', status: '429' })).toBe(1);
   });
 
-  // Contract section 8: a database that cannot serve is 503 SERVICE_UNAVAILABLE (it was 500 before).
+  // docs/api.md#request-level-errors: a database that cannot serve is 503 SERVICE_UNAVAILABLE (it was 500 before).
   it('counts a 503 (database gone) under its route', async () => {
     t = await createTestApp({ IP_RATE_LIMIT: '1000000' });
     const org = await createOrganization(t.prisma);

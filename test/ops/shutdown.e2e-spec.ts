@@ -1,39 +1,21 @@
-import { execFileSync } from 'node:child_process';
 import { connect } from 'node:net';
 import { Client } from 'pg';
-import { createTestDatabase, type TestDatabase } from '../utils/test-database';
-import { freePort, isListening } from '../utils/net';
-import { ROOT, readAll, seed, startService, waitUntil, type Started } from '../utils/service-process';
+import { isListening, readAll } from '../utils/net';
+import { useBuiltService, waitUntil } from '../utils/run-service';
 
 /**
- * The production process (`node dist/main.js`, contract section 12): SIGTERM stops accepting,
+ * The production process (`node dist/main.js`, docs/api.md#running-and-administration): SIGTERM stops accepting,
  * lets in-flight requests finish with their normal answer, and exits 0. A bad configuration value
  * stops the start with one line naming the variable.
  */
 jest.setTimeout(120_000);
 
 describe('process lifecycle (node dist/main.js)', () => {
-  let database: TestDatabase;
-  let started: Started | undefined;
-
-  beforeAll(async () => {
-    execFileSync('npm', ['run', '--silent', 'build'], { cwd: ROOT, stdio: 'pipe' });
-    database = await createTestDatabase();
-  });
-  afterEach(() => {
-    if (started && started.child.exitCode === null && started.child.signalCode === null) started.child.kill('SIGKILL');
-    started = undefined;
-  });
-  afterAll(async () => {
-    await database?.drop();
-  });
+  const built = useBuiltService();
 
   it('SIGTERM: the in-flight request gets its normal answer, new connections are refused, exit code 0', async () => {
-    const { key, listId } = await seed(database.url);
-    const port = await freePort();
-    started = startService({ DATABASE_URL: database.url, PORT: String(port) });
-    const service = started;
-    await waitUntil('the service listens', () => service.output().includes('listening') && isListening(port));
+    const { key, listId } = await built.org();
+    const { service, port } = await built.listening();
 
     const body = JSON.stringify({ email: 'slow.sender@example.com', listIds: [listId] });
     const half = Math.floor(body.length / 2);
@@ -67,7 +49,7 @@ describe('process lifecycle (node dist/main.js)', () => {
     expect(await isListening(port)).toBe(false);
 
     // The answer was not a fluke of the response path: the contact is in the database.
-    const client = new Client({ connectionString: database.url });
+    const client = new Client({ connectionString: built.database.url });
     await client.connect();
     const rows = await client.query('SELECT email FROM contacts WHERE email = $1', ['slow.sender@example.com']);
     await client.end();
@@ -75,11 +57,8 @@ describe('process lifecycle (node dist/main.js)', () => {
   });
 
   it('SIGTERM with idle keep-alive, bare TCP and half-sent-header connections: those close at once, requests in flight finish with Connection: close, exit 0', async () => {
-    const { key, listId } = await seed(database.url);
-    const port = await freePort();
-    started = startService({ DATABASE_URL: database.url, PORT: String(port), SHUTDOWN_TIMEOUT_MS: '20000' });
-    const service = started;
-    await waitUntil('the service listens', () => service.output().includes('listening') && isListening(port));
+    const { key, listId } = await built.org();
+    const { service, port } = await built.listening({ SHUTDOWN_TIMEOUT_MS: '20000' });
     const open = async () => {
       const socket = connect(port, '127.0.0.1');
       await new Promise((resolve) => socket.once('connect', resolve));
@@ -132,18 +111,53 @@ describe('process lifecycle (node dist/main.js)', () => {
     expect(await service.exit).toEqual({ code: 0, signal: null });
     expect(Date.now() - sentAt).toBeLessThan(5_000);
 
-    const client = new Client({ connectionString: database.url });
+    const client = new Client({ connectionString: built.database.url });
     await client.connect();
     const rows = await client.query("SELECT count(*)::int AS n FROM contacts WHERE email LIKE 'in.flight.%'");
     await client.end();
     expect(rows.rows[0].n).toBe(3);
   });
 
+  it('SIGTERM with a half-sent body (Content-Length: 100, 14 bytes sent): answered 503 with the error body and Connection: close, exit 0 within 2 s', async () => {
+    const { key } = await built.org();
+    const { service, port } = await built.listening();
+
+    const socket = connect(port, '127.0.0.1');
+    await new Promise((resolve) => socket.once('connect', resolve));
+    const answer = readAll(socket, 15_000);
+    socket.write(
+      `POST /api/v2/contacts HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nAuthorization: Bearer ${key}\r\n` +
+        'Content-Length: 100\r\n\r\n{"email": "sl',
+    );
+    await new Promise((r) => setTimeout(r, 500)); // the server has read the headers and waits for the body
+
+    const t0 = Date.now();
+    service.child.kill('SIGTERM');
+    const exit = await service.exit;
+    const exitedAfter = Date.now() - t0;
+    expect(exit).toEqual({ code: 0, signal: null });
+    expect(exitedAfter).toBeLessThan(2_000);
+
+    const [head, payload] = (await answer).split('\r\n\r\n');
+    expect(head).toMatch(/^HTTP\/1\.1 503 /);
+    expect(head).toMatch(/^Connection: close/im);
+    expect(head).toMatch(/^Retry-After: \d+/im);
+    const requestId = /^X-Request-Id: (.+)$/im.exec(head)?.[1].trim();
+    expect(JSON.parse(payload)).toEqual({
+      request_id: requestId,
+      error: { code: 'SERVICE_UNAVAILABLE', message: expect.stringMatching(/shutting down/) },
+    });
+    // The answer has its log line, with the status the client got.
+    const logged = service
+      .output()
+      .split('\n')
+      .filter((line: string) => line.includes(`"id":"${requestId}"`) && line.includes('"res"'));
+    expect(logged).toHaveLength(1);
+    expect(JSON.parse(logged[0]).res.statusCode).toBe(503);
+  });
+
   it('SIGTERM with no request in flight exits 0 promptly', async () => {
-    const port = await freePort();
-    started = startService({ DATABASE_URL: database.url, PORT: String(port) });
-    const service = started;
-    await waitUntil('the service listens', () => service.output().includes('listening') && isListening(port));
+    const { service } = await built.listening();
     const t0 = Date.now();
     service.child.kill('SIGTERM');
     expect(await service.exit).toEqual({ code: 0, signal: null });
@@ -155,7 +169,7 @@ describe('process lifecycle (node dist/main.js)', () => {
     ['ORG_RATE_LIMIT', '-5'],
     ['DATABASE_URL', 'mysql://nope'],
   ])('a bad %s=%s stops the start with a non-zero exit and one line naming the variable', async (name, value) => {
-    started = startService({ DATABASE_URL: database.url, PORT: '0', [name]: value });
+    const started = built.start({ PORT: '0', [name]: value });
     const { code } = await started.exit;
     expect(code).not.toBe(0);
     expect(code).not.toBeNull();

@@ -55,7 +55,7 @@ afterAll(() => {
 
 const normalize = (email: string) => email.trim().toLowerCase();
 
-/** Rules 2-10 and the outcome for one valid email (section 4 and 6). Does not change the model. */
+/** Rules 2-10 and the outcome for one valid email (docs/api.md#rules-and-codes). Does not change the model. */
 function predict(model: Model, input: Input, earlierInRequest: Set<string> | undefined, ids: Record<string, string>): Outcome {
   const email = normalize(input.email);
   if (earlierInRequest?.has(email)) return { status: 'failed', code: 'DUPLICATE_IN_REQUEST' };

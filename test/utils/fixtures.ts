@@ -1,14 +1,18 @@
+import { PrismaPg } from '@prisma/adapter-pg';
 import { generateApiKey } from '../../src/auth/api-key';
-import type { PrismaService } from '../../src/database/prisma.service';
-import type { CustomFieldType, SuppressionReason } from '../../src/generated/prisma/client';
+import { type Scope, toPrismaScope } from '../../src/auth/scopes';
+import { PrismaClient, type CustomFieldType, type SuppressionReason } from '../../src/generated/prisma/client';
+
+/** The app's PrismaService or a client of its own (createOrgOn): the fixtures need only the client. */
+type PrismaService = PrismaClient;
 
 /**
  * Rows a test needs, written straight to its own database. Every helper creates new rows, so
  * tests never share mutable state.
  */
-export async function createOrganization(prisma: PrismaService, name = 'Test org') {
+export async function createOrganization(prisma: PrismaService, name = 'Test org', scope?: Scope) {
   const org = await prisma.organization.create({ data: { name } });
-  const apiKey = await createApiKey(prisma, org.id);
+  const apiKey = await createApiKey(prisma, org.id, { scope });
   return { id: org.id, apiKey: apiKey.key, apiKeyId: apiKey.id };
 }
 
@@ -20,9 +24,9 @@ export type CustomFieldSpec = { key: string; type: CustomFieldType; required?: b
  */
 export async function createOrgWith(
   prisma: PrismaService,
-  setup: { name?: string; lists?: string[]; archivedLists?: string[]; fields?: CustomFieldSpec[] } = {},
+  setup: { name?: string; lists?: string[]; archivedLists?: string[]; fields?: CustomFieldSpec[]; scope?: Scope } = {},
 ) {
-  const org = await createOrganization(prisma, setup.name);
+  const org = await createOrganization(prisma, setup.name, setup.scope);
   const lists = [];
   for (const name of setup.lists ?? []) lists.push(await createList(prisma, org.id, name));
   const archivedLists = [];
@@ -31,13 +35,30 @@ export async function createOrgWith(
   return { ...org, lists, archivedLists };
 }
 
+/**
+ * createOrgWith for a test without an app in the process (one that spawns the service): the rows are
+ * written through a Prisma client of its own on `databaseUrl`, closed before it returns.
+ */
+export async function createOrgOn(databaseUrl: string, setup: Parameters<typeof createOrgWith>[1] = {}) {
+  const prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: databaseUrl }) });
+  try {
+    return await createOrgWith(prisma, setup);
+  } finally {
+    await prisma.$disconnect();
+  }
+}
+
 export async function createApiKey(
   prisma: PrismaService,
   organizationId: string,
-  options: { expiresAt?: Date; revokedAt?: Date } = {},
+  options: { expiresAt?: Date; revokedAt?: Date; scope?: Scope } = {},
 ) {
   const { key, prefix, keyHash } = generateApiKey();
-  const row = await prisma.apiKey.create({ data: { organizationId, prefix, keyHash, ...options } });
+  const { scope, ...dates } = options;
+  // Without a scope: the column's default (contacts:write), as for `key create` without --scope.
+  const row = await prisma.apiKey.create({
+    data: { organizationId, prefix, keyHash, ...dates, ...(scope ? { scope: toPrismaScope(scope) } : {}) },
+  });
   return { id: row.id, key };
 }
 

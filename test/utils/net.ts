@@ -25,6 +25,19 @@ export function isListening(port: number): Promise<boolean> {
   });
 }
 
+/** Everything the server sends on a socket until it closes it, or until the timeout. */
+export function readAll(socket: net.Socket, timeoutMs: number): Promise<string> {
+  return new Promise((resolve) => {
+    let data = '';
+    const timer = setTimeout(() => resolve(data), timeoutMs);
+    socket.on('data', (c: Buffer) => (data += c.toString()));
+    socket.on('close', () => {
+      clearTimeout(timer);
+      resolve(data);
+    });
+  });
+}
+
 /** The port the app listens on. */
 export function portOf(t: { app: { getHttpServer(): unknown } }): number {
   return ((t.app.getHttpServer() as net.Server).address() as net.AddressInfo).port;
@@ -44,7 +57,8 @@ export interface RawResponse {
 export function rawPost(
   port: number,
   path: string,
-  headers: Record<string, string>,
+  /** An object, or raw `[name, value, name, value, ...]` to send empty or repeated headers as given. */
+  headers: Record<string, string> | string[],
   chunks: Buffer[],
   options: { end?: boolean; timeoutMs?: number } = {},
 ): Promise<RawResponse> {

@@ -1,37 +1,68 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import path from 'node:path';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { PROJECT_ROOT } from '../../src/database/project-root';
+import { createOrgOn } from './fixtures';
+import { freePort, isListening } from './net';
+import { createTestDatabase, type TestDatabase } from './test-database';
 
-export const PROJECT_ROOT = path.resolve(__dirname, '..', '..');
-
+/** The one way tests spawn the service: `src/main.ts` (transpiled on the fly) or the built `dist/main.js`. */
 export interface ServiceProcess {
   child: ChildProcess;
   stdout(): string;
   stderr(): string;
+  /** stdout and stderr interleaved, in the order they arrived. */
+  output(): string;
   /** Resolves with the exit code (null after a signal). */
   exited: Promise<number | null>;
+  /** Resolves with the exit code and the signal. */
+  exit: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
 /**
- * Starts `src/main.ts` as `npm start` runs `dist/main.js` (same start function, transpiled on the
- * fly because CI does not build). `env` entries set to undefined are removed.
+ * Starts the service. `entry: 'src'` (default) runs `src/main.ts` as `npm start` runs
+ * `dist/main.js` (same start function, transpiled on the fly, so no build is needed);
+ * `entry: 'dist'` runs the production process itself (build it first). `env` entries set to
+ * undefined are removed.
  */
-export function startService(env: Record<string, string | undefined>, cwd = PROJECT_ROOT): ServiceProcess {
+export function startService(
+  env: Record<string, string | undefined>,
+  options: { entry?: 'src' | 'dist'; cwd?: string } = {},
+): ServiceProcess {
   const childEnv: NodeJS.ProcessEnv = { ...process.env };
   for (const [name, value] of Object.entries(env)) {
     if (value === undefined) delete childEnv[name];
     else childEnv[name] = value;
   }
-  const child = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', 'src/main.ts'], {
-    cwd,
-    env: childEnv,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const args = options.entry === 'dist' ? ['dist/main.js'] : ['-r', 'ts-node/register/transpile-only', 'src/main.ts'];
+  const child = spawn(process.execPath, args, { cwd: options.cwd ?? PROJECT_ROOT, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   let err = '';
-  child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  return { child, stdout: () => out, stderr: () => err, exited };
+  let both = '';
+  child.stdout.on('data', (chunk: Buffer) => ((out += chunk.toString()), (both += chunk.toString())));
+  child.stderr.on('data', (chunk: Buffer) => ((err += chunk.toString()), (both += chunk.toString())));
+  const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal })),
+  );
+  return { child, stdout: () => out, stderr: () => err, output: () => both, exit, exited: exit.then(({ code }) => code) };
+}
+
+/** The production process, `node dist/main.js` (build it first), as the shutdown and log tests run it. */
+export function startBuiltService(env: Record<string, string>): ServiceProcess {
+  // Limits out of the way unless `env` sets them: with REDIS_URL (as CI sets it) the counters are
+  // shared by every process of the run, and these tests are about the process, not the limits.
+  return startService(
+    { LOG_LEVEL: 'info', MIGRATE_ON_START: 'false', HOST: '127.0.0.1', IP_RATE_LIMIT: '1000000', ORG_RATE_LIMIT: '1000000', ...env },
+    { entry: 'dist' },
+  );
+}
+
+/** Polls `check` until it holds; fails naming `what` after the timeout. */
+export async function waitUntil(what: string, check: () => Promise<boolean> | boolean, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (await check()) return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`Timed out waiting until ${what}`);
 }
 
 /** Waits until stdout matches (or fails with everything printed when the process exits first). */
@@ -55,4 +86,45 @@ export async function stopService(service: ServiceProcess): Promise<number | nul
   const code = await service.exited;
   clearTimeout(timer);
   return code;
+}
+
+/**
+ * For a file that tests the production process: builds dist/ once, gives the file a database of its
+ * own, kills a service a test left running (after each test) and drops the database at the end.
+ */
+export function useBuiltService() {
+  const built = {
+    database: undefined as unknown as TestDatabase,
+    service: undefined as ServiceProcess | undefined,
+    /** `node dist/main.js` on the file's database. */
+    start(env: Record<string, string>): ServiceProcess {
+      built.service = startBuiltService({ DATABASE_URL: built.database.url, ...env });
+      return built.service;
+    },
+    /** start() on a free port, resolved once it listens. */
+    async listening(env: Record<string, string> = {}): Promise<{ service: ServiceProcess; port: number }> {
+      const port = await freePort();
+      const service = built.start({ PORT: String(port), ...env });
+      await waitUntil('the service listens', () => service.output().includes('listening') && isListening(port), 90_000);
+      return { service, port };
+    },
+    /** A new organization with a key and a list, on the file's database. */
+    async org(): Promise<{ key: string; listId: string }> {
+      const org = await createOrgOn(built.database.url, { lists: ['News'] });
+      return { key: org.apiKey, listId: org.lists[0].id };
+    },
+  };
+  beforeAll(async () => {
+    execFileSync('npm', ['run', '--silent', 'build'], { cwd: PROJECT_ROOT, stdio: 'pipe' });
+    built.database = await createTestDatabase();
+  });
+  afterEach(() => {
+    const child = built.service?.child;
+    if (child && child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    built.service = undefined;
+  });
+  afterAll(async () => {
+    await built.database?.drop();
+  });
+  return built;
 }

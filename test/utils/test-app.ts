@@ -1,3 +1,4 @@
+import type { DynamicModule, Type } from '@nestjs/common';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import request from 'supertest';
 import { createApp } from '../../src/app.factory';
@@ -17,15 +18,16 @@ export interface TestApp {
 
 /**
  * The real application (same createApp as main.ts) on a database of its own. `env` overrides
- * configuration, e.g. `{ ORG_RATE_LIMIT: '5' }`. Pass `database` to share one between instances.
+ * configuration, e.g. `{ ORG_RATE_LIMIT: '5' }`. Pass `database` to share one between instances,
+ * `modules` to mount test-only modules next to the app's.
  */
 export async function createTestApp(
   env: Record<string, string> = {},
-  shared?: { database: TestDatabase },
+  shared?: { database?: TestDatabase; modules?: Array<Type | DynamicModule> },
 ): Promise<TestApp> {
   const database = shared?.database ?? (await createTestDatabase());
   const config = loadConfig({ LOG_LEVEL: 'silent', ...env, DATABASE_URL: database.url, MIGRATE_ON_START: 'false' });
-  const app = await createApp({ ...config, DATABASE_URL: database.url });
+  const app = await createApp({ ...config, DATABASE_URL: database.url }, shared?.modules);
   await app.listen(0, '127.0.0.1');
   const server = app.getHttpServer();
   return {
@@ -35,7 +37,7 @@ export async function createTestApp(
     http: () => request(server),
     close: async () => {
       await app.close();
-      if (!shared) await database.drop();
+      if (!shared?.database) await database.drop();
     },
   };
 }

@@ -4,7 +4,7 @@ import { CONTACT_ERROR_CODES, type ContactErrorCode, singleEndpointCodes } from 
 import { SUPPRESSION_REASONS, type SuppressionReason } from '../contact-rules';
 
 /**
- * The response models of the two POST endpoints (contract sections 7 and 11), for the OpenAPI
+ * The response models of the two POST endpoints (docs/api.md#endpoints, #rules-and-codes, #dry-run), for the OpenAPI
  * document: one model per result status, so each carries exactly its fields. The bodies are
  * rendered by contact-results.ts; test/ops/conformance.e2e-spec.ts checks real ones against these.
  */
@@ -121,7 +121,7 @@ export const BatchRowUpdated = row.Updated;
 export const BatchRowUnchanged = row.Unchanged;
 export const BatchRowFailed = row.Failed('BatchRowFailed', CONTACT_ERROR_CODES);
 
-/** Named unions (swagger cannot name a oneOf; docs/openapi.ts adds them as components). */
+/** Named unions (swagger cannot name a oneOf): ContactsModule describes them, docs/openapi.ts adds them as components. */
 export const CONTACT_UNIONS = {
   ContactSuccess: [ContactCreated, ContactUpdated, ContactUnchanged],
   BatchRow: [BatchRowCreated, BatchRowUpdated, BatchRowUnchanged, BatchRowFailed],
@@ -185,4 +185,34 @@ export class ContactResponseModel {
 
   @ApiProperty({ type: ContactViewModel })
   contact!: ContactViewModel;
+}
+
+/** GET /api/v2/contacts. */
+@ApiSchema({ name: 'ContactsPage' })
+export class ContactsPageModel {
+  @ApiProperty(requestIdProperty)
+  request_id!: string;
+
+  @ApiProperty({ type: [ContactViewModel], description: 'By normalized email in byte order; each as GET /contacts/{email} shows it' })
+  contacts!: ContactViewModel[];
+
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description: 'Opaque; pass as `cursor` with the same filters for the next page. null on the last page.',
+  })
+  nextCursor!: string | null;
+}
+
+/** DELETE /api/v2/contacts/{email}. */
+@ApiSchema({ name: 'ContactDeleted' })
+export class ContactDeletedModel {
+  @ApiProperty(requestIdProperty)
+  request_id!: string;
+
+  @ApiProperty({ description: 'The normalized email' })
+  email!: string;
+
+  @ApiProperty({ type: String, enum: ['deleted'] })
+  status!: 'deleted';
 }

@@ -13,12 +13,12 @@ function toFieldMap(value: unknown): unknown {
   return fields;
 }
 
-// `null` is present, and a shape error (contract section 12): hence `ValidateIf(!== undefined)`,
+// `null` is present, and a shape error (docs/api.md#a-contact): hence `ValidateIf(!== undefined)`,
 // not `@IsOptional()`, which would take null for absent.
 const whenSent = (property: keyof CreateContactDto) => ValidateIf((dto: CreateContactDto) => dto[property] !== undefined);
 
 /**
- * One contact input (contract section 4): the body of POST /api/v2/contacts and each entry of a
+ * One contact input (docs/api.md#a-contact): the body of POST /api/v2/contacts and each entry of a
  * batch. Only the shape is checked here (a shape error is the request's 400 INVALID_REQUEST); the
  * per-contact rules (rule 1 for `email`, field types) are domain logic in contact-rules.ts.
  */

@@ -20,7 +20,7 @@ export class StoredAnswerModel {
   body!: Record<string, unknown>;
 }
 
-/** GET /api/v2/requests/{request_id} and GET /api/v2/requests?clientRequestId= (contract section 11). */
+/** GET /api/v2/requests/{request_id} and GET /api/v2/requests?clientRequestId= (docs/api.md#lost-responses). */
 @ApiSchema({ name: 'StoredResponse' })
 export class StoredResponseModel {
   @ApiProperty({ ...requestIdProperty, description: "This GET's own request id" })

@@ -5,16 +5,32 @@ interface Tracked {
   /** Sockets with no request being answered: idle keep-alive, bare TCP, half-sent headers. */
   sockets: Map<Socket, Set<ServerResponse>>;
   draining: boolean;
+  /** Aborted when the drain starts: a body still arriving then gets a short grace, not its full timeout. */
+  drain: AbortController;
 }
 
 const tracked = new WeakMap<Server, Tracked>();
+const drainSignals = new WeakMap<IncomingMessage, AbortSignal>();
+
+/**
+ * Aborted when SIGTERM's drain starts (already aborted for a request arriving during it); undefined
+ * for a server that is not tracked. The body reader listens to it: an upload that has not arrived
+ * within DRAIN_BODY_GRACE_MS of the drain is answered 503 and closed, so one slow uploader never
+ * holds a rolling deploy for SHUTDOWN_TIMEOUT_MS.
+ */
+export function drainSignalOf(req: IncomingMessage): AbortSignal | undefined {
+  return drainSignals.get(req);
+}
+
+/** How long a request body still arriving when the drain starts may take to finish arriving. */
+export const DRAIN_BODY_GRACE_MS = 500;
 
 /**
  * Follows every connection of the server and the requests being answered on it, so that a drain
  * can tell a connection carrying a request from one that carries none. Call before `listen`.
  */
 export function trackConnections(server: Server): void {
-  const state: Tracked = { sockets: new Map(), draining: false };
+  const state: Tracked = { sockets: new Map(), draining: false, drain: new AbortController() };
   tracked.set(server, state);
   server.on('connection', (socket: Socket) => {
     state.sockets.set(socket, new Set());
@@ -23,6 +39,7 @@ export function trackConnections(server: Server): void {
   });
   // Also emitted for requests re-emitted from 'checkContinue' / 'checkExpectation'.
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    drainSignals.set(req, state.drain.signal);
     const socket = req.socket;
     const active = state.sockets.get(socket);
     if (!active) return;
@@ -36,10 +53,11 @@ export function trackConnections(server: Server): void {
 }
 
 /**
- * Contract section 10, SIGTERM: stop accepting, finish in-flight requests, then close the database.
+ * SIGTERM (docs/api.md#running-and-administration): stop accepting, finish in-flight requests, then close the database.
  * Connections carrying no request (idle keep-alive, a bare TCP connection, headers only half sent)
  * are closed at once; requests being answered finish, their answers carry `Connection: close`, and
- * their connection is closed right after. Nest's `app.close()` runs the modules' destroy hooks
+ * their connection is closed right after. A request whose body is still arriving gets
+ * DRAIN_BODY_GRACE_MS for the rest, then 503 SERVICE_UNAVAILABLE (JsonBodyInterceptor). Nest's `app.close()` runs the modules' destroy hooks
  * (PrismaService disconnects) BEFORE it closes the HTTP server, so main.ts drains with this first,
  * and only then calls `app.close()`.
  */
@@ -49,6 +67,7 @@ export async function drainHttpServer(server: Server): Promise<void> {
   const state = tracked.get(server);
   if (state) {
     state.draining = true;
+    state.drain.abort();
     for (const [socket, active] of state.sockets) {
       if (active.size === 0) {
         socket.destroy();

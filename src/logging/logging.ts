@@ -1,6 +1,7 @@
 import type { Params } from 'nestjs-pino';
 import { API_KEY_PREFIX } from '../auth/api-key';
 import type { AppConfig } from '../config/app-config';
+import { activeTracing } from '../tracing/tracing-state';
 
 /** A path segment after /contacts/ (any letter case) is an email lookup, except "batch". */
 const CONTACTS_PARAM = /^contacts$/i;
@@ -39,17 +40,37 @@ export function maskSecrets(line: string): string {
   return line.replace(KEY_LIKE, '[key]').replace(EMAIL_LIKE, '[email]');
 }
 
+/** Routes polled by probes and scrapers: their successful answers are logged at debug level. */
+const PROBE_PATHS = new Set(['/health/live', '/health/ready', '/metrics']);
+
+/**
+ * One line per answer (docs/reliability.md, logs): 5xx at error, except 503 (the service cannot
+ * serve for a known reason, nothing written) at warn; a probe's success at debug; the rest at info.
+ */
+export function requestLogLevel(req: { url?: string }, res: { statusCode: number }, err?: Error): 'debug' | 'info' | 'warn' | 'error' {
+  if (res.statusCode === 503) return 'warn';
+  if (err || res.statusCode >= 500) return 'error';
+  if (res.statusCode < 400 && PROBE_PATHS.has((req.url ?? '').split('?')[0])) return 'debug';
+  return 'info';
+}
+
 /** Nest's start-up chatter (modules loaded, routes mapped): debug, so the demo banner ends the start. */
 const STARTUP_CONTEXTS = new Set(['NestFactory', 'InstanceLoader', 'RoutesResolver', 'RouterExplorer', 'NestApplication']);
 
 /**
  * Structured JSON logs (pino) with the request id on every line. Keys and bodies are never
  * logged: the request serializer keeps method, a path with emails masked, and the request id.
+ * Every answer has exactly one line with its status (the answers written for requests Node's
+ * parser refused get theirs in http-body/client-error.ts).
  */
 export function loggerParams(config: AppConfig): Params {
+  // With tracing on, every line written inside a request carries its trace_id and span_id
+  // (docs/production.md, "Tracing"); off, no mixin runs at all.
+  const tracing = activeTracing();
   return {
     pinoHttp: {
       level: config.LOG_LEVEL,
+      ...(tracing && { mixin: () => tracing.logFields() }),
       hooks: {
         logMethod(args, method, level) {
           const context = (args[0] as { context?: unknown } | undefined)?.context;
@@ -62,7 +83,17 @@ export function loggerParams(config: AppConfig): Params {
         streamWrite: maskSecrets,
       },
       genReqId: (req) => (req as { id?: string }).id ?? '',
-      customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : 'info'),
+      customLogLevel: requestLogLevel,
+      // The answer's line never carries a stack: pino-http would invent an Error ("failed with
+      // status code 503") with its own stack for every 5xx. A 503 says why instead (database,
+      // lock_timeout, shutting_down); the cause of a database fault has its own, rate-limited
+      // line (database/fault-log.ts), and an unexpected 500 is logged with its error by the filter.
+      customErrorObject: (_req, res, _error, value: Record<string, unknown>) => {
+        const { err: _synthetic, ...line } = value;
+        const reason = (res as { locals?: { unavailableReason?: string } }).locals?.unavailableReason;
+        return reason ? { ...line, unavailable: reason } : line;
+      },
+      customErrorMessage: (_req, res) => (res.writableEnded ? 'request completed' : 'request aborted'),
       serializers: {
         req: (req: { id: string; method: string; url: string }) => ({
           id: req.id,
@@ -71,7 +102,6 @@ export function loggerParams(config: AppConfig): Params {
         }),
         res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
       },
-      autoLogging: { ignore: (req) => req.url === '/health/live' || req.url === '/metrics' },
     },
   };
 }

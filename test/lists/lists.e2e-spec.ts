@@ -1,5 +1,5 @@
-import { createList, createOrganization } from './utils/fixtures';
-import { useTestApp } from './utils/test-app';
+import { createList, createOrganization } from '../utils/fixtures';
+import { useTestApp } from '../utils/test-app';
 
 describe('GET /api/v2/lists', () => {
   const app = useTestApp();

@@ -1,0 +1,194 @@
+import { randomUUID } from 'node:crypto';
+import { SqlParams } from '../database/sql-params';
+import { defineStatement } from '../database/statements';
+import { storedResponseInsert } from '../requests/stored-responses.statements';
+
+/**
+ * The hot statements of the contacts pipeline (docs/performance.md: the POST path runs these on
+ * the pg pool directly, about 0.2 ms of CPU each against about 1 ms through Prisma's interactive
+ * transactions). Every other contacts query goes through Prisma Client in contacts.repository.ts.
+ */
+
+/**
+ * The one mapping of standard fields to their columns: every statement below is built from it,
+ * so adding a standard field touches this table (and the schema) only.
+ */
+export const STANDARD_FIELD_COLUMNS = [
+  ['firstName', 'first_name'],
+  ['lastName', 'last_name'],
+  ['phone', 'phone'],
+  ['company', 'company'],
+  ['jobTitle', 'job_title'],
+  ['city', 'city'],
+  ['country', 'country'],
+] as const;
+export const STANDARD_COLUMNS = STANDARD_FIELD_COLUMNS.map(([, column]) => column);
+
+/**
+ * Transaction-scoped advisory locks on (organization, email), taken in ascending key order in
+ * one statement: concurrent requests on the same emails serialize instead of racing, and two
+ * requests never wait on each other in opposite orders. Every path that changes a contact by
+ * email takes these locks first ($1 organization id, $2 normalized emails).
+ */
+export const LOCK_EMAILS = defineStatement<{ locked: number }>({
+  name: 'contacts.lock-emails',
+  text: `SELECT count(*)::int AS locked FROM (
+        SELECT pg_advisory_xact_lock(k) FROM (
+          SELECT DISTINCT hashtextextended($1 || ':' || e, 0) AS k
+          FROM unnest($2::text[]) AS e
+          ORDER BY k
+        ) AS keys
+      ) AS locks`,
+  columns: ['locked'],
+  sample: (organizationId) => [organizationId, []],
+});
+
+/**
+ * The contacts of organization $1 with the (normalized) emails $2, with list ids (oldest
+ * membership first) and suppression.
+ */
+export const CONTACT_ROWS = `
+    SELECT c.id, c.email, ${STANDARD_COLUMNS.map((column) => `c.${column}`).join(', ')},
+           c.custom_fields, c.created_at, c.updated_at,
+           -- Per contact through the membership key, never a join over every membership: the
+           -- plan stays an index lookup whatever the table statistics say.
+           COALESCE(
+             (SELECT array_agg(m.list_id ORDER BY m.created_at, m.list_id) FROM list_memberships m WHERE m.contact_id = c.id),
+             '{}'
+           ) AS list_ids,
+           (SELECT s.reason::text FROM suppressions s
+             WHERE s.organization_id = c.organization_id AND s.email = c.email) AS suppression_reason
+    FROM contacts c
+    WHERE c.organization_id = $1 AND c.email = ANY($2::text[])`;
+
+export interface RuleContextRow {
+  active_list_ids: string[];
+  custom_fields: unknown;
+  contacts: unknown;
+  suppressions: unknown;
+}
+
+/**
+ * Everything rules 4–10 need, in ONE statement (one round trip): the requested lists that are
+ * active, the organization's custom field definitions, the existing contacts of these emails
+ * (with list ids and suppression) and the suppressions of these emails, plain or erased (kept
+ * under a hash). Runs after LOCK_EMAILS, in its own statement, so its snapshot already sees every
+ * write the locks waited for.
+ * $1 organization id, $2 normalized emails, $3 requested list ids, $4 the emails' HMACs (same order as $2).
+ */
+export const READ_RULE_CONTEXT = defineStatement<RuleContextRow>({
+  name: 'contacts.read-rule-context',
+  text: `SELECT
+        ARRAY(SELECT l.id FROM lists l
+              WHERE l.organization_id = $1 AND NOT l.archived AND l.id = ANY($3::text[])
+        ) AS active_list_ids,
+        (SELECT COALESCE(json_agg(json_build_object('key', f.key, 'type', f.type, 'required', f.required,
+                                                    'defaultValue', f.default_value, 'options', f.options)
+                                  ORDER BY f.created_at, f.key), '[]'::json)
+         FROM custom_fields f WHERE f.organization_id = $1) AS custom_fields,
+        (SELECT COALESCE(json_agg(c), '[]'::json) FROM (${CONTACT_ROWS}) AS c) AS contacts,
+        (SELECT COALESCE(json_agg(json_build_object('email', s.email, 'reason', s.reason, 'erased', s.erased)), '[]'::json)
+         FROM (
+           SELECT p.email, p.reason, false AS erased FROM suppressions p
+           WHERE p.organization_id = $1 AND p.email = ANY($2::text[])
+           UNION ALL
+           -- Erased addresses stay suppressed under the HMAC of the address ($4[i] of $2[i]).
+           SELECT h.email, e.reason, true FROM unnest($2::text[], $4::text[]) AS h(email, hash)
+           JOIN erased_suppressions e ON e.organization_id = $1 AND e.email_hash = h.hash
+         ) AS s) AS suppressions`,
+  columns: ['active_list_ids', 'custom_fields', 'contacts', 'suppressions'],
+  sample: (organizationId) => [organizationId, [], [], []],
+});
+
+/**
+ * A create (with overwrite: true) stores an erased address again: its erased suppression becomes
+ * a plain one (reason and time kept), so every check that reads plain suppressions by email sees
+ * it (GET /contacts/{email}, listing). Runs in the pipeline's transaction, after the write, only
+ * when such a create happened (rare: no cost on the common path).
+ * $1 organization id, $2 normalized emails, $3 their hashes (same order).
+ */
+export const RESTORE_ERASED_SUPPRESSIONS = defineStatement<{ restored: number }>({
+  name: 'contacts.restore-erased-suppressions',
+  text: `WITH moved AS (
+        DELETE FROM erased_suppressions e
+        USING unnest($2::text[], $3::text[]) AS h(email, hash)
+        WHERE e.organization_id = $1 AND e.email_hash = h.hash
+        RETURNING h.email, e.reason, e.created_at
+      ), restored AS (
+        INSERT INTO suppressions (organization_id, email, reason, created_at)
+        SELECT $1, email, reason, created_at FROM moved
+        ON CONFLICT DO NOTHING
+        RETURNING 1
+      )
+      SELECT count(*)::int AS restored FROM restored`,
+  columns: ['restored'],
+  sample: (organizationId) => [organizationId, [], []],
+});
+
+/**
+ * The parameters of the write statement, in order. Its text is built from them once, so the
+ * placeholders and the values bound by `writeValues` (contacts.repository.ts) cannot drift apart.
+ */
+const created = ['ids', 'emails', ...STANDARD_COLUMNS, 'custom_fields'] as const;
+const updated = ['ids', ...STANDARD_COLUMNS, 'custom_fields'] as const;
+
+function writeText(withStoredAnswer: boolean): string {
+  const p = new SqlParams();
+  const org = p.add('organization');
+  const createdArrays = created.map((column) => `${p.add(column)}::text[]`);
+  const updatedArrays = updated.map((column) => `${p.add(column)}::text[]`);
+  const membershipArrays = [`${p.add('contact_id')}::text[]`, `${p.add('list_id')}::text[]`, `${p.add('new_contact')}::boolean[]`];
+  const storedAnswer = withStoredAnswer ? `, stored AS (${storedResponseInsert(p)})` : '';
+  return `WITH inserted AS (
+        INSERT INTO contacts (id, organization_id, email, ${STANDARD_COLUMNS.join(', ')}, custom_fields, created_at, updated_at)
+        SELECT r.id, ${org}, r.email, ${STANDARD_COLUMNS.map((c) => `r.${c}`).join(', ')}, r.custom_fields::jsonb, now(), now()
+        FROM unnest(${createdArrays.join(', ')})
+             AS r(id, email, ${STANDARD_COLUMNS.join(', ')}, custom_fields)
+        ON CONFLICT (organization_id, email) DO NOTHING
+        RETURNING id
+      ), updated AS (
+        UPDATE contacts AS c
+        SET ${STANDARD_COLUMNS.map((c) => `${c} = r.${c}`).join(', ')}, custom_fields = r.custom_fields::jsonb,
+            updated_at = now()
+        FROM unnest(${updatedArrays.join(', ')})
+             AS r(id, ${STANDARD_COLUMNS.join(', ')}, custom_fields)
+        WHERE c.id = r.id AND c.organization_id = ${org}
+        RETURNING c.id
+      ), added_memberships AS (
+        INSERT INTO list_memberships (contact_id, list_id)
+        SELECT m.contact_id, m.list_id
+        FROM unnest(${membershipArrays.join(', ')}) AS m(contact_id, list_id, new_contact)
+        WHERE NOT m.new_contact OR m.contact_id IN (SELECT id FROM inserted)
+        ON CONFLICT DO NOTHING
+      )${storedAnswer}
+      SELECT (SELECT count(*)::int FROM inserted) AS inserted`;
+}
+
+const emptyWrite = (organizationId: string) => [
+  organizationId,
+  ...created.map(() => []),
+  ...updated.map(() => []),
+  [],
+  [],
+  [],
+];
+
+/**
+ * Every write of a request in ONE statement: new contacts, updated contacts (the whole merged
+ * row, updated_at bumped) and added memberships (never removed; an existing one stays as it is).
+ * Returns how many contacts were inserted. ON CONFLICT is a safety net: the unique index is the
+ * authority, so a row someone else inserted meanwhile is reported (by the count) instead of
+ * failing the statement, and the memberships of a contact that was not inserted are left out.
+ * The request's stored answer (GET /requests/{request_id}) is written by the same statement: it
+ * exists exactly when its writes do.
+ */
+export const WRITE_CONTACTS_AND_ANSWER = defineStatement<{ inserted: number }>({
+  name: 'contacts.write-and-store',
+  text: writeText(true),
+  columns: ['inserted'],
+  // A fresh request id each time (concurrent warm-ups never wait on each other's row); the sample
+  // runs only inside a rolled-back transaction.
+  sample: (organizationId) => [...emptyWrite(organizationId), randomUUID(), organizationId, 200, '{}', null, []],
+});
+
+export const CONTACTS_STATEMENTS = [LOCK_EMAILS, READ_RULE_CONTEXT, WRITE_CONTACTS_AND_ANSWER, RESTORE_ERASED_SUPPRESSIONS];

@@ -1,0 +1,13 @@
+import type { Prisma } from '../generated/prisma/client';
+import { LOCK_EMAILS } from './contacts.statements';
+
+/**
+ * Takes the POST pipeline's per-email locks (LOCK_EMAILS: transaction-scoped advisory locks on
+ * (organization, email), ascending key order, one statement) inside a Prisma interactive
+ * transaction: every path that changes or removes something by email serializes with the
+ * creates and updates of the same emails. `emails` are normalized.
+ */
+export async function lockEmails(tx: Prisma.TransactionClient, organizationId: string, emails: readonly string[]): Promise<void> {
+  if (emails.length === 0) return;
+  await tx.$queryRawUnsafe(LOCK_EMAILS.text, organizationId, [...emails]);
+}

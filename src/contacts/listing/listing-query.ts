@@ -1,0 +1,132 @@
+import { isStorableText } from '../../common/storable-text';
+import { invalidRequest } from '../../errors/request-error';
+
+/**
+ * The query of GET /api/v2/contacts (docs/api.md, "Listing contacts"): `limit` 1–1000 (default
+ * 100), the filters `listId`, `suppressed`, `updatedSince`, and the opaque `cursor`, which holds
+ * the last email of the previous page and the filters it was made for.
+ */
+export const LISTING_LIMIT_MAX = 1000;
+export const LISTING_LIMIT_DEFAULT = 100;
+const KNOWN_PARAMETERS = new Set(['limit', 'cursor', 'listId', 'suppressed', 'updatedSince']);
+
+export interface ListingFilters {
+  listId: string | null;
+  suppressed: boolean | null;
+  /** Contacts with `updatedAt` ≥ this instant (ms precision, as stored). */
+  updatedSince: Date | null;
+}
+
+export interface ListingQuery {
+  limit: number;
+  /** Only contacts whose email sorts after this one (byte order); null from the start. */
+  after: string | null;
+  filters: ListingFilters;
+}
+
+export function parseListingQuery(query: Record<string, unknown>): ListingQuery {
+  // A misspelt filter (`listid=`) silently ignored would list every contact: refuse it.
+  const unknown = Object.keys(query).filter((name) => !KNOWN_PARAMETERS.has(name));
+  if (unknown.length > 0) throw invalidRequest(`Unknown query parameter: ${unknown.join(', ')}`);
+  const filters: ListingFilters = {
+    listId: optional(query, 'listId'),
+    suppressed: parseSuppressed(optional(query, 'suppressed')),
+    updatedSince: parseInstant(optional(query, 'updatedSince')),
+  };
+  const cursor = optional(query, 'cursor');
+  return {
+    limit: parseLimit(optional(query, 'limit')),
+    after: cursor === null ? null : decodeCursor(cursor, filters),
+    filters,
+  };
+}
+
+/** One value per parameter: `?limit=1&limit=2` is as wrong as `?limit=x`. */
+function optional(query: Record<string, unknown>, name: string): string | null {
+  const value = query[name];
+  if (value === undefined) return null;
+  if (typeof value !== 'string') throw invalidRequest(`${name} must be given once, as a plain value`);
+  return value;
+}
+
+function parseLimit(value: string | null): number {
+  if (value === null) return LISTING_LIMIT_DEFAULT;
+  const limit = /^[0-9]{1,4}$/.test(value) ? Number(value) : NaN;
+  if (!(limit >= 1 && limit <= LISTING_LIMIT_MAX)) {
+    throw invalidRequest(`limit must be an integer from 1 to ${LISTING_LIMIT_MAX}`);
+  }
+  return limit;
+}
+
+function parseSuppressed(value: string | null): boolean | null {
+  if (value === null) return null;
+  if (value === 'true' || value === 'false') return value === 'true';
+  throw invalidRequest('suppressed must be true or false');
+}
+
+const INSTANT = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?(?:([Zz])|([+\- ])(\d{2}):(\d{2}))$/;
+
+/**
+ * An ISO 8601 instant: date, time and an offset (`Z` or `±hh:mm`). A `+` sent unencoded in a
+ * query string arrives as a space; it is read as the `+` it was. Stored times have millisecond
+ * precision, so a finer instant is rounded up: `updatedAt ≥ it` keeps its meaning.
+ */
+export function parseInstant(value: string | null): Date | null {
+  if (value === null) return null;
+  const match = INSTANT.exec(value);
+  const fail = () => invalidRequest('updatedSince must be an ISO 8601 instant with an offset, e.g. 2026-01-31T12:00:00Z');
+  if (!match) throw fail();
+  const [, y, mo, d, h, mi, s, fraction = '', , sign, oh, om] = match;
+  const [year, month, day, hour, minute, second] = [y, mo, d, h, mi, s].map(Number);
+  const utc = Date.UTC(year, month - 1, day, hour, minute, second);
+  const check = new Date(utc);
+  const real =
+    check.getUTCFullYear() === year && check.getUTCMonth() === month - 1 && check.getUTCDate() === day &&
+    check.getUTCHours() === hour && check.getUTCMinutes() === minute && check.getUTCSeconds() === second;
+  const offsetMinutes = sign ? (sign === '-' ? -1 : 1) * (Number(oh) * 60 + Number(om)) : 0;
+  if (!real || Number(oh ?? 0) > 23 || Number(om ?? 0) > 59) throw fail();
+  const padded = fraction.padEnd(9, '0');
+  const ms = Number(padded.slice(0, 3)) + (/[1-9]/.test(padded.slice(3)) ? 1 : 0);
+  const instant = new Date(utc + ms - offsetMinutes * 60_000);
+  if (Number.isNaN(instant.getTime())) throw fail();
+  return instant;
+}
+
+interface CursorContent {
+  v: 1;
+  /** The last email of the page it follows. */
+  a: string;
+  /** The filters it was made for (filtersKey). */
+  f: string;
+}
+
+/** The filters as one comparable string: a cursor is valid only with the filters it was made for. */
+function filtersKey(filters: ListingFilters): string {
+  return JSON.stringify([filters.listId, filters.suppressed, filters.updatedSince?.getTime() ?? null]);
+}
+
+export function encodeCursor(lastEmail: string, filters: ListingFilters): string {
+  const content: CursorContent = { v: 1, a: lastEmail, f: filtersKey(filters) };
+  return Buffer.from(JSON.stringify(content), 'utf8').toString('base64url');
+}
+
+function decodeCursor(cursor: string, filters: ListingFilters): string {
+  const malformed = () => invalidRequest('cursor is not a cursor this endpoint issued');
+  if (!/^[A-Za-z0-9_-]{1,2048}$/.test(cursor)) throw malformed();
+  let content: Partial<CursorContent>;
+  try {
+    content = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as Partial<CursorContent>;
+  } catch {
+    throw malformed();
+  }
+  if (
+    typeof content !== 'object' || content === null || content.v !== 1 ||
+    typeof content.a !== 'string' || !isStorableText(content.a) || typeof content.f !== 'string'
+  ) {
+    throw malformed();
+  }
+  if (content.f !== filtersKey(filters)) {
+    throw invalidRequest('cursor was issued for other filters: send the same listId, suppressed and updatedSince as the first page');
+  }
+  return content.a;
+}

@@ -1,0 +1,62 @@
+import { Logger } from '@nestjs/common';
+import { FaultLog } from './fault-log';
+
+describe('FaultLog', () => {
+  let lines: Array<{ cause: string; repeats: number }>;
+  beforeEach(() => {
+    jest.useFakeTimers();
+    lines = [];
+    jest.spyOn(Logger.prototype, 'warn').mockImplementation((entry: unknown) => {
+      lines.push(entry as { cause: string; repeats: number });
+    });
+  });
+  afterEach(() => {
+    jest.useRealTimers();
+    jest.restoreAllMocks();
+  });
+
+  it('a burst: the first occurrence at once, the rest counted in one line when the second ends', () => {
+    const log = new FaultLog(1000);
+    for (let i = 0; i < 100; i++) log.report('ECONNREFUSED', 'connect ECONNREFUSED 127.0.0.1:5432');
+    expect(lines).toEqual([{ cause: 'ECONNREFUSED', repeats: 0 }]);
+    jest.advanceTimersByTime(1000);
+    expect(lines).toEqual([
+      { cause: 'ECONNREFUSED', repeats: 0 },
+      { cause: 'ECONNREFUSED', repeats: 98 }, // the last occurrence and the 98 before it
+    ]);
+  });
+
+  it('one line per cause per second, causes apart; a quiet second ends the counting', () => {
+    const log = new FaultLog(1000);
+    // 10 occurrences of each of two causes every 100 ms for 3 s.
+    for (let t = 0; t < 3000; t += 100) {
+      for (let i = 0; i < 10; i++) {
+        log.report('ECONNREFUSED', 'refused');
+        log.report('57P01', 'terminating connection due to administrator command');
+      }
+      jest.advanceTimersByTime(100);
+    }
+    jest.advanceTimersByTime(1000);
+    for (const cause of ['ECONNREFUSED', '57P01']) {
+      const own = lines.filter((l) => l.cause === cause);
+      expect(own.length).toBeLessThanOrEqual(4); // 3 s of faults: at most one line a second (+ the first)
+      expect(own.reduce((n, l) => n + 1 + l.repeats, 0)).toBe(300); // every occurrence counted once
+    }
+    lines.length = 0;
+    jest.advanceTimersByTime(5000);
+    expect(lines).toEqual([]); // nothing pending
+    log.report('ECONNREFUSED', 'refused');
+    expect(lines).toEqual([{ cause: 'ECONNREFUSED', repeats: 0 }]); // a new outage: logged at once
+  });
+
+  it('flushAll writes what is still counted', () => {
+    const log = new FaultLog(1000);
+    log.report('57014', 'canceling statement due to statement timeout');
+    log.report('57014', 'canceling statement due to statement timeout');
+    log.flushAll();
+    expect(lines).toEqual([
+      { cause: '57014', repeats: 0 },
+      { cause: '57014', repeats: 0 },
+    ]);
+  });
+});

@@ -1,0 +1,63 @@
+import { Logger } from '@nestjs/common';
+
+/** At most one line per cause in this window; the repeats in between are counted, not logged. */
+export const FAULT_LOG_WINDOW_MS = 1000;
+
+interface CauseState {
+  /** When this cause's last line was written. */
+  loggedAt: number;
+  /** Occurrences since that line, not logged yet. */
+  repeats: number;
+  lastMessage: string;
+  timer?: NodeJS.Timeout;
+}
+
+/**
+ * Database faults during an outage, as an operator can read them: one line per cause (ECONNREFUSED,
+ * 57P01, connect timeout, ...) per second, with the driver's message (no stack: these faults are
+ * expected, and each request's own line already says 503) and `repeats`: each line stands for
+ * one occurrence plus `repeats` more of the same cause since its previous line, so the lines of
+ * a cause add up (1 + repeats each) to every occurrence. A 10-second outage under load is then about ten lines per
+ * cause, not one stack per failed request.
+ */
+export class FaultLog {
+  private readonly logger = new Logger('Database');
+  private readonly causes = new Map<string, CauseState>();
+
+  constructor(private readonly windowMs = FAULT_LOG_WINDOW_MS) {}
+
+  report(cause: string, message: string): void {
+    const now = Date.now();
+    const state = this.causes.get(cause);
+    if (!state || (now - state.loggedAt >= this.windowMs && state.repeats === 0)) {
+      this.causes.set(cause, { loggedAt: now, repeats: 0, lastMessage: message });
+      this.write(cause, message, 0);
+      return;
+    }
+    state.repeats++;
+    state.lastMessage = message;
+    // The repeats are reported when the window closes, so a burst is never silent for long.
+    state.timer ??= setTimeout(() => this.flush(cause), Math.max(0, state.loggedAt + this.windowMs - now)).unref();
+  }
+
+  /** Writes what is still counted (at shutdown, so no repeat goes unreported). */
+  flushAll(): void {
+    for (const cause of this.causes.keys()) this.flush(cause);
+  }
+
+  private flush(cause: string): void {
+    const state = this.causes.get(cause);
+    if (!state) return;
+    clearTimeout(state.timer);
+    state.timer = undefined;
+    if (state.repeats === 0) return;
+    // This line stands for the last occurrence and the ones before it since the previous line.
+    this.write(cause, state.lastMessage, state.repeats - 1);
+    state.loggedAt = Date.now();
+    state.repeats = 0;
+  }
+
+  private write(cause: string, message: string, repeats: number): void {
+    this.logger.warn({ cause, repeats }, `Database unavailable (${cause}): ${message}${repeats ? ` (and ${repeats} more since the previous line)` : ''}`);
+  }
+}

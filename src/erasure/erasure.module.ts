@@ -1,0 +1,19 @@
+import { Module } from '@nestjs/common';
+import { PrismaService } from '../database/prisma.service';
+import { ErasureSecrets } from '../suppressions/erasure-secrets';
+import { SuppressionsModule } from '../suppressions/suppressions.module';
+import { ErasureController } from './erasure.controller';
+import { ErasureService } from './erasure.service';
+
+@Module({
+  imports: [SuppressionsModule],
+  controllers: [ErasureController],
+  providers: [
+    {
+      provide: ErasureService,
+      useFactory: (prisma: PrismaService, secrets: ErasureSecrets) => new ErasureService(prisma, secrets),
+      inject: [PrismaService, ErasureSecrets],
+    },
+  ],
+})
+export class ErasureModule {}

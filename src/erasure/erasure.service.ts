@@ -1,0 +1,60 @@
+import { INDEXED_EMAIL_MAX_LENGTH } from '../requests/stored-responses.statements';
+import { isStorableText } from '../common/storable-text';
+import { lockEmails } from '../contacts/email-locks';
+import { normalizeEmail } from '../contacts/email';
+import type { PrismaClient } from '../generated/prisma/client';
+import { ErasureSecrets } from '../suppressions/erasure-secrets';
+import { SuppressionsRepository } from '../suppressions/suppressions.repository';
+
+export interface ErasureOutcome {
+  contactDeleted: boolean;
+  suppressionKept: boolean;
+  storedAnswersErased: number;
+  eventsRedacted: number;
+}
+
+/**
+ * The right to erasure (docs/api.md, "Erasing a contact"), in one place for the API and the admin
+ * command line (`contact erase`): the address leaves every table in one transaction, under the
+ * per-email lock of the POST pipeline, so a create racing it either commits first (and is erased)
+ * or runs after (and meets the erased suppression).
+ */
+export class ErasureService {
+  private readonly suppressions = new SuppressionsRepository();
+
+  constructor(
+    private readonly prisma: PrismaClient,
+    private readonly secrets: ErasureSecrets,
+  ) {}
+
+  /**
+   * Erases the normalized path value wherever the service stored it as an address, valid or not.
+   * An address never seen is all zeros (repeatable).
+   */
+  async erase(organizationId: string, rawEmail: string): Promise<ErasureOutcome> {
+    const email = normalizeEmail(rawEmail);
+    // PostgreSQL cannot hold U+0000 or a lone surrogate as text: no row can hold this value.
+    if (!isStorableText(email)) return { contactDeleted: false, suppressionKept: false, storedAnswersErased: 0, eventsRedacted: 0 };
+    const hash = (await this.secrets.hasherFor(organizationId))(email);
+    return this.prisma.$transaction(async (tx) => {
+      await lockEmails(tx, organizationId, [email]);
+      // Its memberships go with it (ON DELETE CASCADE).
+      const contacts = await tx.contact.deleteMany({ where: { organizationId, email } });
+      const suppressionKept = await this.suppressions.keepAsHash(tx, organizationId, email, hash);
+      // The whole answer goes, even a batch's that held other addresses: found through the GIN
+      // index on stored_responses.emails, never by reading bodies.
+      const answers =
+        email.length <= INDEXED_EMAIL_MAX_LENGTH
+          ? await tx.storedResponse.deleteMany({ where: { organizationId, emails: { has: email } } })
+          : // Too long for the index (and for an address): found in the bodies, as the JSON string they hold.
+            { count: await tx.$executeRaw`DELETE FROM stored_responses WHERE organization_id = ${organizationId} AND strpos(body::text, ${JSON.stringify(email)}) > 0` };
+      return {
+        contactDeleted: contacts.count > 0,
+        suppressionKept,
+        storedAnswersErased: answers.count,
+        // No change events are stored yet (docs/api.md, "Change events" is not built): nothing to redact.
+        eventsRedacted: 0,
+      };
+    });
+  }
+}

@@ -1,0 +1,170 @@
+import { context, trace, TraceFlags, type Attributes } from '@opentelemetry/api';
+import { CompositePropagator, W3CBaggagePropagator, W3CTraceContextPropagator, type ExportResult } from '@opentelemetry/core';
+import { OTLPTraceExporter as OtlpJsonExporter } from '@opentelemetry/exporter-trace-otlp-http';
+import { OTLPTraceExporter as OtlpProtobufExporter } from '@opentelemetry/exporter-trace-otlp-proto';
+import { registerInstrumentations } from '@opentelemetry/instrumentation';
+import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
+import { IORedisInstrumentation } from '@opentelemetry/instrumentation-ioredis';
+import { NestInstrumentation } from '@opentelemetry/instrumentation-nestjs-core';
+import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
+import { detectResources, envDetector, hostDetector, processDetector, resourceFromAttributes } from '@opentelemetry/resources';
+import {
+  BatchSpanProcessor,
+  ConsoleSpanExporter,
+  NodeTracerProvider,
+  type ReadableSpan,
+  type SpanExporter,
+  type TimedEvent,
+} from '@opentelemetry/sdk-trace-node';
+import { loggablePath, maskSecrets } from '../logging/logging';
+import type { TracingSettings } from './tracing-settings';
+import { setActiveTracing } from './tracing-state';
+
+/**
+ * The OpenTelemetry SDK, loaded only when tracing is on (src/tracing/register.ts requires this
+ * module before anything it instruments). Spans: the HTTP server span (named by its route),
+ * the Nest route (Controller.handler, then the handler), every PostgreSQL statement and pool checkout (pg, so the request path's SQL and Prisma's
+ * alike) and every Redis command (ioredis). Sampler, batch sizes, endpoints, headers and
+ * resource attributes come from the standard OTEL_* variables, read by the SDK itself.
+ */
+export function startTracing(settings: Extract<TracingSettings, { enabled: true }>): void {
+  const resource = resourceFromAttributes({ 'service.name': 'contact-sync', 'service.version': serviceVersion() })
+    .merge(detectResources({ detectors: [processDetector, hostDetector] }))
+    // OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES win over our defaults.
+    .merge(detectResources({ detectors: [envDetector] }));
+
+  const spanProcessors = settings.exporters.map((name) => {
+    const exporter: SpanExporter =
+      name === 'console' ? new ConsoleSpanExporter() : settings.protocol === 'http/json' ? new OtlpJsonExporter() : new OtlpProtobufExporter();
+    // Batching keeps export off the request path; its sizes and delay follow OTEL_BSP_*.
+    return new BatchSpanProcessor(new PrivacyExporter(exporter));
+  });
+  const provider = new NodeTracerProvider({ resource, spanProcessors });
+  const propagators = settings.propagators.map((name) => (name === 'baggage' ? new W3CBaggagePropagator() : new W3CTraceContextPropagator()));
+  provider.register({ propagator: new CompositePropagator({ propagators }) });
+
+  registerInstrumentations({
+    tracerProvider: provider,
+    instrumentations: [
+      new HttpInstrumentation({
+        // Probes and scrapes would be most of the spans and tell nothing about requests.
+        ignoreIncomingRequestHook: (req) => IGNORED_PATHS.has((req.url ?? '').split('?')[0]),
+        // The service calls nothing over HTTP; the exporter's own calls are never traced.
+        ignoreOutgoingRequestHook: () => true,
+        // The route Express matched (the Nest route's path) names the span: "POST /api/v2/contacts",
+        // never the raw path (it may hold an email); unmatched requests stay "GET".
+        applyCustomAttributesOnSpan: (span, request) => {
+          const route = (request as { route?: { path?: unknown } }).route?.path;
+          if (typeof route !== 'string' || !('method' in request)) return;
+          span.setAttribute('http.route', route);
+          span.updateName(`${request.method} ${route}`);
+        },
+      }),
+      new NestInstrumentation(),
+      // Statement text only (parameters are never recorded); no spans outside a request.
+      sampledOnly(new PgInstrumentation({ requireParentSpan: true, enhancedDatabaseReporting: false }), '_getClientQueryPatch', '_getPoolConnectPatch'),
+      // The command name only: rate-limit keys hold client addresses.
+      sampledOnly(new IORedisInstrumentation({ requireParentSpan: true, dbStatementSerializer: (command) => command }), '_patchSendCommand'),
+    ],
+  });
+
+  setActiveTracing({
+    logFields: (): Record<string, string> => {
+      const span = trace.getSpan(context.active());
+      if (!span) return {};
+      const { traceId, spanId, traceFlags } = span.spanContext();
+      return { trace_id: traceId, span_id: spanId, trace_flags: (traceFlags & TraceFlags.SAMPLED) !== 0 ? '01' : '00' };
+    },
+    shutdown: () => provider.shutdown(),
+  });
+}
+
+const IGNORED_PATHS = new Set(['/health/live', '/health/ready', '/metrics']);
+
+/**
+ * Statement and command spans only inside a sampled trace. The instrumentations skip their work
+ * when there is no parent span (`requireParentSpan`), but a request the sampler left out still
+ * has a (non-recording) parent, so each statement would still pay for its attributes, its
+ * no-op span and its duration metric, to export nothing. At 10% sampling that was most of
+ * tracing's cost on a single-contact request (docs/performance.md, "Tracing overhead"). This
+ * wraps the instrumentation's own patches (its methods that wrap `Client.prototype.query` and
+ * `Pool.prototype.connect`, or `Redis.prototype.sendCommand`) so that an unsampled call goes
+ * straight to the original. (Every caller here uses the promise forms, whose continuations keep
+ * their own context without the instrumentation's callback binding.) The method is internal to the package: the versions are pinned to one line
+ * (README), and test/ops/tracing.e2e-spec.ts fails if statements stop appearing in traces.
+ */
+function sampledOnly<T extends object>(instrumentation: T, ...patchFactories: string[]): T {
+  const target = instrumentation as unknown as Record<string, (...args: unknown[]) => (original: AnyFunction) => AnyFunction>;
+  for (const patchFactory of patchFactories) {
+    const makePatch = target[patchFactory];
+    if (typeof makePatch !== 'function') throw new Error(`${instrumentation.constructor.name} has no ${patchFactory}: check its version`);
+    target[patchFactory] = function (this: unknown, ...factoryArgs: unknown[]) {
+      const patch = makePatch.apply(this, factoryArgs);
+      return (original: AnyFunction) => {
+        const patched = patch(original);
+        return function (this: unknown, ...args: unknown[]) {
+          const recording = trace.getSpan(context.active())?.isRecording() === true;
+          return (recording ? patched : original).apply(this, args);
+        };
+      };
+    };
+  }
+  return instrumentation;
+}
+
+type AnyFunction = (...args: unknown[]) => unknown;
+
+function serviceVersion(): string {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return (require('../../package.json') as { version: string }).version;
+}
+
+/** Attributes that carry the request's URL: masked exactly like the logged path. */
+const URL_ATTRIBUTES = new Set(['url.full', 'url.path', 'http.target', 'http.url']);
+
+/**
+ * The same promise as the logs (README, "no email or key in a log line"): before a span leaves
+ * the process, URLs are masked like logged paths, the query is replaced, and any other text
+ * (an exception's message, a statement) goes through the logs' last-resort mask. Runs on the
+ * exporter's batch, off the request path, and only for sampled spans.
+ */
+class PrivacyExporter implements SpanExporter {
+  constructor(private readonly inner: SpanExporter) {}
+
+  export(spans: ReadableSpan[], done: (result: ExportResult) => void): void {
+    this.inner.export(spans.map(maskSpan), done);
+  }
+
+  shutdown(): Promise<void> {
+    return this.inner.shutdown();
+  }
+
+  forceFlush(): Promise<void> {
+    return this.inner.forceFlush?.() ?? Promise.resolve();
+  }
+}
+
+function maskSpan(span: ReadableSpan): ReadableSpan {
+  const masked = Object.create(span) as ReadableSpan & { attributes: Attributes; events: TimedEvent[] };
+  Object.defineProperty(masked, 'attributes', { value: maskAttributes(span.attributes) });
+  Object.defineProperty(masked, 'events', {
+    value: span.events.map((event) => (event.attributes ? { ...event, attributes: maskAttributes(event.attributes) } : event)),
+  });
+  return masked;
+}
+
+function maskAttributes(attributes: Attributes): Attributes {
+  const out: Attributes = {};
+  for (const [name, value] of Object.entries(attributes)) {
+    if (typeof value !== 'string') out[name] = value;
+    else if (name === 'url.query') out[name] = '[query]';
+    else if (URL_ATTRIBUTES.has(name)) out[name] = maskUrl(value);
+    else out[name] = maskSecrets(value);
+  }
+  return out;
+}
+
+function maskUrl(value: string): string {
+  const origin = /^[a-z]+:\/\/[^/]+/i.exec(value)?.[0] ?? '';
+  return origin + loggablePath(value.slice(origin.length) || '/');
+}

@@ -1,0 +1,98 @@
+/**
+ * Whether and how the service traces, read from the standard OpenTelemetry variables
+ * (https://opentelemetry.io/docs/specs/otel/configuration/sdk-environment-variables/). Pure: no
+ * OpenTelemetry package is loaded here, so a service without tracing never loads the SDK.
+ *
+ * Tracing is OFF unless a variable asks for it: an explicit exporter in OTEL_TRACES_EXPORTER
+ * (other than `none`), or an OTLP endpoint (OTEL_EXPORTER_OTLP_ENDPOINT or
+ * OTEL_EXPORTER_OTLP_TRACES_ENDPOINT). The spec's default exporter is `otlp` to localhost:4318;
+ * we do not follow that default, so a plain start never sends spans to a collector nobody set up.
+ * OTEL_SDK_DISABLED=true switches it off whatever else is set. Everything else keeps the spec's
+ * meaning and defaults (see docs/production.md, "Tracing").
+ */
+
+export type TraceExporterName = 'otlp' | 'console';
+export type OtlpProtocol = 'http/protobuf' | 'http/json';
+
+export type TracingSettings =
+  | { enabled: false; why: string }
+  | { enabled: true; exporters: TraceExporterName[]; protocol: OtlpProtocol; propagators: Array<'tracecontext' | 'baggage'> };
+
+/** A variable with a value this service cannot honour: the start stops with this message. */
+export class TracingSettingsError extends Error {}
+
+const SAMPLERS = ['always_on', 'always_off', 'traceidratio', 'parentbased_always_on', 'parentbased_always_off', 'parentbased_traceidratio'];
+
+type Env = Record<string, string | undefined>;
+
+/** The spec: empty values are treated as unset; names are case-insensitive where they are enums. */
+function read(env: Env, name: string): string | undefined {
+  const value = env[name]?.trim();
+  return value ? value : undefined;
+}
+
+function list(value: string | undefined): string[] {
+  return (value ?? '')
+    .split(',')
+    .map((v) => v.trim().toLowerCase())
+    .filter(Boolean);
+}
+
+export function tracingSettings(env: Env): TracingSettings {
+  const disabled = read(env, 'OTEL_SDK_DISABLED')?.toLowerCase();
+  if (disabled !== undefined && disabled !== 'true' && disabled !== 'false') {
+    throw new TracingSettingsError(`OTEL_SDK_DISABLED must be true or false, got "${env.OTEL_SDK_DISABLED}"`);
+  }
+  if (disabled === 'true') return { enabled: false, why: 'OTEL_SDK_DISABLED=true' };
+
+  const exporterValue = read(env, 'OTEL_TRACES_EXPORTER');
+  const named = list(exporterValue);
+  for (const name of named) {
+    if (name !== 'otlp' && name !== 'console' && name !== 'none') {
+      throw new TracingSettingsError(`OTEL_TRACES_EXPORTER: "${name}" is not supported (use otlp, console or none)`);
+    }
+  }
+  if (named.includes('none')) return { enabled: false, why: 'OTEL_TRACES_EXPORTER=none' };
+  const endpoint = read(env, 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT') ?? read(env, 'OTEL_EXPORTER_OTLP_ENDPOINT');
+  if (named.length === 0 && endpoint === undefined) {
+    return { enabled: false, why: 'neither OTEL_TRACES_EXPORTER nor an OTLP endpoint is set' };
+  }
+  const exporters: TraceExporterName[] = named.length === 0 ? ['otlp'] : [...new Set(named as TraceExporterName[])];
+
+  for (const name of ['OTEL_EXPORTER_OTLP_TRACES_ENDPOINT', 'OTEL_EXPORTER_OTLP_ENDPOINT']) {
+    const value = read(env, name);
+    if (value !== undefined && !/^https?:\/\/[^\s/]+/i.test(value)) {
+      throw new TracingSettingsError(`${name} must be an http:// or https:// URL, got "${value}"`);
+    }
+  }
+
+  const protocolName = env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL?.trim() ? 'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL' : 'OTEL_EXPORTER_OTLP_PROTOCOL';
+  const protocol = (read(env, protocolName) ?? 'http/protobuf').toLowerCase();
+  if (protocol !== 'http/protobuf' && protocol !== 'http/json') {
+    throw new TracingSettingsError(`${protocolName}: "${protocol}" is not supported (use http/protobuf or http/json; OTLP over HTTP, usually port 4318)`);
+  }
+
+  const sampler = read(env, 'OTEL_TRACES_SAMPLER')?.toLowerCase();
+  if (sampler !== undefined && !SAMPLERS.includes(sampler)) {
+    throw new TracingSettingsError(`OTEL_TRACES_SAMPLER: "${sampler}" is not supported (use one of ${SAMPLERS.join(', ')})`);
+  }
+  const ratio = read(env, 'OTEL_TRACES_SAMPLER_ARG');
+  if (ratio !== undefined && sampler?.endsWith('traceidratio')) {
+    const value = Number(ratio);
+    if (!Number.isFinite(value) || value < 0 || value > 1) {
+      throw new TracingSettingsError(`OTEL_TRACES_SAMPLER_ARG must be a number from 0 to 1, got "${ratio}"`);
+    }
+  }
+
+  const propagatorNames = list(read(env, 'OTEL_PROPAGATORS') ?? 'tracecontext,baggage');
+  const propagators: Array<'tracecontext' | 'baggage'> = [];
+  for (const name of propagatorNames) {
+    if (name === 'none') continue;
+    if (name !== 'tracecontext' && name !== 'baggage') {
+      throw new TracingSettingsError(`OTEL_PROPAGATORS: "${name}" is not supported (use tracecontext, baggage or none)`);
+    }
+    if (!propagators.includes(name)) propagators.push(name);
+  }
+
+  return { enabled: true, exporters, protocol, propagators };
+}
