@@ -19,6 +19,9 @@ interface TransactionState {
   lost: Error | undefined;
 }
 
+/** See the constructor: the loss is handled by whoever holds the client. */
+const ignoreHandledElsewhere = (): void => undefined;
+
 const asError = (error: unknown): Error => (error instanceof Error ? error : new Error(String(error)));
 
 /** One round trip (simple protocol, no parameters): opens the transaction and assigns its id. */
@@ -94,6 +97,12 @@ export class Database implements OnModuleDestroy {
     this.health = new HealthConnection({ url: options.url, connectTimeoutMs: options.connectTimeoutMs });
     // An idle connection dropped by the server (restart, failover): the pool replaces it.
     this.pool.on('error', (error) => this.faults.report(faultCause(error), `idle connection lost: ${error.message}`));
+    // Every connection keeps one 'error' listener of its own for life. Whoever holds a checked-out
+    // client adds theirs (this class, adapter-pg, pg-pool's query), but pg emits 'error' with no
+    // active query, and any moment a checked-out client has no listener (a driver's gap, a second
+    // error after the first listener went) would crash the process with "Unhandled error".
+    // The holder still handles the loss; this one only keeps the emit from throwing.
+    this.pool.on('connect', (client) => client.on('error', ignoreHandledElsewhere));
   }
 
   /** One statement outside a transaction. */
