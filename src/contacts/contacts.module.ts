@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { StatementRegistry } from '../database/statements';
 import { DescribesOpenApiModels } from '../docs/openapi.decorators';
+import { EventsModule } from '../events/events.module';
 import { MetricsModule } from '../metrics/metrics.module';
 import { RequestsModule } from '../requests/requests.module';
 import { SuppressionsModule } from '../suppressions/suppressions.module';
@@ -15,7 +16,7 @@ import { CONTACT_UNIONS } from './dto/contact-responses.dto';
 
 @DescribesOpenApiModels({ unions: CONTACT_UNIONS })
 @Module({
-  imports: [MetricsModule, RequestsModule, SuppressionsModule],
+  imports: [MetricsModule, RequestsModule, SuppressionsModule, EventsModule],
   controllers: [ContactsController],
   providers: [ContactsRepository, ContactsPipelineService, ContactsWarmUpService, ContactListingRepository, ContactDeletionRepository],
 })

@@ -3,6 +3,7 @@ import { isStorableText } from '../common/storable-text';
 import type { SqlClient } from '../database/database';
 import { PrismaService } from '../database/prisma.service';
 import { runIn } from '../database/statements';
+import type { Prisma } from '../generated/prisma/client';
 import type { Answer } from '../requests/stored-answer';
 import type { EmailHasher } from '../suppressions/erasure-secrets';
 import { storedResponseValues } from '../requests/stored-responses.statements';
@@ -116,24 +117,12 @@ export class ContactsRepository {
   /** One contact by normalized email, outside any transaction (GET /contacts/{email}). */
   async findByEmail(organizationId: string, email: string): Promise<StoredContact | undefined> {
     const key = { organizationId_email: { organizationId, email } };
+    // In parallel: outside a transaction, two connections answer sooner than one.
     const [contact, suppression] = await Promise.all([
-      this.prisma.contact.findUnique({
-        where: key,
-        include: { memberships: { select: { listId: true }, orderBy: [{ createdAt: 'asc' }, { listId: 'asc' }] } },
-      }),
+      this.prisma.contact.findUnique({ where: key, include: CONTACT_MEMBERSHIPS }),
       this.prisma.suppression.findUnique({ where: key, select: { reason: true } }),
     ]);
-    if (!contact) return undefined;
-    return {
-      id: contact.id,
-      email: contact.email,
-      standard: Object.fromEntries(STANDARD_FIELD_COLUMNS.map(([field]) => [field, contact[field]])) as StandardValues,
-      custom: customValues(contact.customFields),
-      listIds: new Set(contact.memberships.map((membership) => membership.listId)),
-      suppressionReason: suppression?.reason ?? null,
-      createdAt: contact.createdAt,
-      updatedAt: contact.updatedAt,
-    };
+    return contact ? storedContactOf(contact, suppression?.reason ?? null) : undefined;
   }
 
   /**
@@ -190,6 +179,51 @@ function columnsOf(rows: ContactRowWrite[]) {
     standard: STANDARD_FIELD_COLUMNS.map(([key]) => rows.map((row) => row.standard[key])),
     // Object.fromEntries defines own properties, so a key like "constructor" stays plain data.
     custom: rows.map((row) => JSON.stringify(Object.fromEntries(row.custom))),
+  };
+}
+
+/**
+ * Contacts by normalized email with their list ids (oldest membership first) and plain
+ * suppression, through Prisma Client: GET /contacts/{email} outside a transaction, and the write
+ * paths inside theirs (the state an event carries, contact-views.ts). Set-based: the same three
+ * statements for 1 or 50 emails, one after the other (a transaction is one connection).
+ */
+export async function readStoredContacts(
+  client: Prisma.TransactionClient,
+  organizationId: string,
+  emails: readonly string[],
+): Promise<Map<string, StoredContact>> {
+  const found = new Map<string, StoredContact>();
+  if (emails.length === 0) return found;
+  const contacts = await client.contact.findMany({ where: { organizationId, email: { in: [...emails] } }, include: CONTACT_MEMBERSHIPS });
+  if (contacts.length === 0) return found;
+  const suppressions = await client.suppression.findMany({
+    where: { organizationId, email: { in: contacts.map((contact) => contact.email) } },
+    select: { email: true, reason: true },
+  });
+  const reasonOf = new Map(suppressions.map((suppression) => [suppression.email, suppression.reason]));
+  for (const contact of contacts) found.set(contact.email, storedContactOf(contact, reasonOf.get(contact.email) ?? null));
+  return found;
+}
+
+/** A contact's list ids, oldest membership first (the order GET /contacts/{email} shows). */
+const CONTACT_MEMBERSHIPS = {
+  memberships: { select: { listId: true }, orderBy: [{ createdAt: 'asc' }, { listId: 'asc' }] },
+} satisfies Prisma.ContactInclude;
+
+function storedContactOf(
+  contact: Prisma.ContactGetPayload<{ include: typeof CONTACT_MEMBERSHIPS }>,
+  suppressionReason: SuppressionReason | null,
+): StoredContact {
+  return {
+    id: contact.id,
+    email: contact.email,
+    standard: Object.fromEntries(STANDARD_FIELD_COLUMNS.map(([field]) => [field, contact[field]])) as StandardValues,
+    custom: customValues(contact.customFields),
+    listIds: new Set(contact.memberships.map((membership) => membership.listId)),
+    suppressionReason,
+    createdAt: contact.createdAt,
+    updatedAt: contact.updatedAt,
   };
 }
 

@@ -44,7 +44,7 @@ export class ListMembershipsController {
   @ApiRequestError(413, 'More than 1,048,576 bytes of decoded body (PAYLOAD_TOO_LARGE)')
   async removeBatch(@Caller() caller: CallerIdentity, @Req() req: Request, @Param('listId') listId: string, @Body() body: RemoveFromListDto) {
     await this.service.requireList(caller.organizationId, listId);
-    const results = await this.service.remove(caller.organizationId, listId, body.emails);
+    const results = await this.service.remove(caller.organizationId, listId, body.emails, requestIdOf(req));
     return { request_id: requestIdOf(req), results: results.map((result, index) => ({ index, ...result })) };
   }
 
@@ -65,7 +65,7 @@ export class ListMembershipsController {
     await this.service.requireList(caller.organizationId, listId);
     const email = normalizeEmail(rawEmail);
     if (!isValidEmail(email)) throw new RequestError(RequestErrorCode.CONTACT_NOT_FOUND, 'No contact with this email in this organization');
-    const [result] = await this.service.remove(caller.organizationId, listId, [email]);
+    const [result] = await this.service.remove(caller.organizationId, listId, [email], requestIdOf(req));
     if (result.status === 'failed') throw new RequestError(RequestErrorCode[result.code as 'CONTACT_NOT_FOUND' | 'LAST_LIST_MEMBERSHIP'], result.message);
     return { request_id: requestIdOf(req), email, listId, status: result.status };
   }

@@ -1,8 +1,9 @@
 import { Module } from '@nestjs/common';
+import { EventsModule } from '../events/events.module';
 import { ListMembershipsController } from './list-memberships.controller';
 import { ListMembershipsRepository } from './list-memberships.repository';
 import { ListMembershipsService } from './list-memberships.service';
 
 /** Taking contacts off lists (docs/api.md, "Removing from lists"). */
-@Module({ controllers: [ListMembershipsController], providers: [ListMembershipsRepository, ListMembershipsService] })
+@Module({ imports: [EventsModule], controllers: [ListMembershipsController], providers: [ListMembershipsRepository, ListMembershipsService] })
 export class ListMembershipsModule {}

@@ -1,13 +1,18 @@
 import { Injectable } from '@nestjs/common';
+import { readContactViews } from '../contacts/contact-views';
 import { lockEmails } from '../contacts/email-locks';
 import { PrismaService } from '../database/prisma.service';
+import { EventsRepository } from '../events/events.repository';
 
 /** What removing one contact from a list came to. */
 export type RemovalOutcome = 'removed' | 'unchanged' | 'contact-not-found' | 'last-membership';
 
 @Injectable()
 export class ListMembershipsRepository {
-  constructor(private readonly prisma: PrismaService) {}
+  constructor(
+    private readonly prisma: PrismaService,
+    private readonly events: EventsRepository,
+  ) {}
 
   /** Whether the list belongs to the organization (archived or not: a membership of an archived list is one). */
   async listExists(organizationId: string, listId: string): Promise<boolean> {
@@ -20,8 +25,16 @@ export class ListMembershipsRepository {
    * memberships read next cannot change before the end), one read of the contacts with their
    * memberships, one delete of the memberships and one bump of `updatedAt` (a change of listIds is a
    * change, as when POST adds one). A contact keeps at least one list (docs/api.md, "Removing from lists").
+   * Each removal writes its `contact.list_removed` event (the contact as it is after the removal)
+   * in the same transaction, in row order: a second read of the removed contacts and one insert,
+   * whatever their number. `unchanged` and failed rows write none.
    */
-  removeFromList(organizationId: string, listId: string, emails: readonly string[]): Promise<Map<string, RemovalOutcome>> {
+  removeFromList(
+    organizationId: string,
+    listId: string,
+    emails: readonly string[],
+    requestId: string | null,
+  ): Promise<Map<string, RemovalOutcome>> {
     return this.prisma.$transaction(async (tx) => {
       await lockEmails(tx, organizationId, emails);
       const contacts = await tx.contact.findMany({
@@ -43,6 +56,15 @@ export class ListMembershipsRepository {
         await tx.listMembership.deleteMany({ where: { listId, contactId: { in: removed } } });
         // now(): the transaction's time, as the POST pipeline's updates write it.
         await tx.$executeRaw`UPDATE contacts SET updated_at = now() WHERE organization_id = ${organizationId} AND id = ANY(${removed}::text[])`;
+        const removedEmails = emails.filter((email) => outcomes.get(email) === 'removed');
+        const after = await readContactViews(tx, organizationId, removedEmails);
+        await this.events.record(
+          tx,
+          removedEmails.map((email) => {
+            const contact = after.get(email)!;
+            return { organizationId, type: 'contact.list_removed', requestId, contactId: contact.id, email, data: { contact, listId } };
+          }),
+        );
       }
       return outcomes;
     });

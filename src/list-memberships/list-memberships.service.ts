@@ -39,7 +39,7 @@ export class ListMembershipsService {
    * normalized), DUPLICATE_IN_REQUEST (a later row repeating an earlier row's email), then what the
    * transaction found: removed, unchanged (not a member), CONTACT_NOT_FOUND, LAST_LIST_MEMBERSHIP.
    */
-  async remove(organizationId: string, listId: string, rows: readonly unknown[]): Promise<RemovalResult[]> {
+  async remove(organizationId: string, listId: string, rows: readonly unknown[], requestId: string): Promise<RemovalResult[]> {
     const firstRowOf = new Map<string, number>();
     const screened = rows.map((raw, index): RemovalResult | { email: string; status: 'pending' } => {
       if (typeof raw !== 'string') {
@@ -55,7 +55,7 @@ export class ListMembershipsService {
       return { email, status: 'pending' };
     });
     const emails = [...firstRowOf.keys()];
-    const outcomes = emails.length > 0 ? await this.memberships.removeFromList(organizationId, listId, emails) : new Map<string, RemovalOutcome>();
+    const outcomes = emails.length > 0 ? await this.memberships.removeFromList(organizationId, listId, emails, requestId) : new Map<string, RemovalOutcome>();
     return screened.map((row): RemovalResult => {
       if (row.status !== 'pending') return row;
       const outcome = outcomes.get(row.email) as RemovalOutcome;
