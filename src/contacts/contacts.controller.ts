@@ -258,7 +258,7 @@ export class ContactsController {
   @ApiRequestError(404, 'CONTACT_NOT_FOUND: no such contact in this organization, or not a valid email')
   async delete(@Caller() caller: CallerIdentity, @Req() req: Request, @Param('email') rawEmail: string) {
     const email = normalizeEmail(rawEmail);
-    if (!isValidEmail(email) || !(await this.deletion.deleteByEmail(caller.organizationId, email))) throw contactNotFound();
+    if (!isValidEmail(email) || !(await this.deletion.deleteByEmail(caller.organizationId, email, requestIdOf(req)))) throw contactNotFound();
     return { request_id: requestIdOf(req), email, status: 'deleted' as const };
   }
 }

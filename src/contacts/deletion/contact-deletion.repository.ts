@@ -1,23 +1,33 @@
 import { Injectable } from '@nestjs/common';
 import { PrismaService } from '../../database/prisma.service';
+import { EventsRepository } from '../../events/events.repository';
+import { readContactViews } from '../contact-views';
 import { lockEmails } from '../email-locks';
 
 /**
  * DELETE /api/v2/contacts/{email} (docs/api.md, "Deleting contacts"): the contact and, by the
  * foreign key's cascade, its memberships go in one transaction, after the POST pipeline's lock on
  * the email, so a create racing the delete sees either the contact (with its memberships) or
- * nothing. The suppression is another table and stays.
+ * nothing. The suppression is another table and stays. The `contact.deleted` event (the contact
+ * as it was before) is written in the same transaction; an unknown contact writes nothing.
  */
 @Injectable()
 export class ContactDeletionRepository {
-  constructor(private readonly prisma: PrismaService) {}
+  constructor(
+    private readonly prisma: PrismaService,
+    private readonly events: EventsRepository,
+  ) {}
 
   /** Whether a contact with this normalized email existed (and is now gone). */
-  deleteByEmail(organizationId: string, email: string): Promise<boolean> {
+  deleteByEmail(organizationId: string, email: string, requestId: string | null): Promise<boolean> {
     return this.prisma.$transaction(async (tx) => {
       await lockEmails(tx, organizationId, [email]);
-      const { count } = await tx.contact.deleteMany({ where: { organizationId, email } });
-      return count > 0;
+      // Read under the lock: what the event shows is exactly what the delete removes.
+      const before = (await readContactViews(tx, organizationId, [email])).get(email);
+      if (!before) return false;
+      await tx.contact.delete({ where: { id: before.id } });
+      await this.events.record(tx, [{ organizationId, type: 'contact.deleted', requestId, contactId: before.id, email, data: { contact: before } }]);
+      return true;
     });
   }
 }
