@@ -47,7 +47,7 @@ export class SuppressionsController {
   )
   @ApiRequestError(413, 'More than 1,048,576 bytes of decoded body (PAYLOAD_TOO_LARGE)')
   async suppress(@Caller() caller: CallerIdentity, @Req() req: Request, @Body() body: unknown) {
-    const results = await this.service.suppress(caller.organizationId, suppressInputsOf(body));
+    const results = await this.service.suppress(caller.organizationId, suppressInputsOf(body), requestIdOf(req));
     return { request_id: requestIdOf(req), results };
   }
 
@@ -98,7 +98,7 @@ export class SuppressionsController {
   @ApiRequestError(404, 'SUPPRESSION_NOT_FOUND: the address is not suppressed in this organization, or not a valid email')
   @ApiRequestError(409, 'SUPPRESSION_LOCKED: a complained suppression')
   async lift(@Caller() caller: CallerIdentity, @Req() req: Request, @Param('email') rawEmail: string) {
-    const { email } = await this.service.lift(caller.organizationId, rawEmail, { allowComplained: false });
+    const { email } = await this.service.lift(caller.organizationId, rawEmail, { allowComplained: false, requestId: requestIdOf(req) });
     return { request_id: requestIdOf(req), email, status: 'unsuppressed' };
   }
 }

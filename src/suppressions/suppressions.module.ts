@@ -1,5 +1,7 @@
 import { Module } from '@nestjs/common';
 import { PrismaService } from '../database/prisma.service';
+import { EventsModule } from '../events/events.module';
+import { EventsRepository } from '../events/events.repository';
 import { ErasureSecrets } from './erasure-secrets';
 import { SuppressionsController } from './suppressions.controller';
 import { SuppressionsService } from './suppressions.service';
@@ -10,13 +12,14 @@ import { SuppressionsService } from './suppressions.service';
  * command line builds the same ones on its own client (one place for the rules).
  */
 @Module({
+  imports: [EventsModule],
   controllers: [SuppressionsController],
   providers: [
     { provide: ErasureSecrets, useFactory: (prisma: PrismaService) => new ErasureSecrets(prisma), inject: [PrismaService] },
     {
       provide: SuppressionsService,
-      useFactory: (prisma: PrismaService, secrets: ErasureSecrets) => new SuppressionsService(prisma, secrets),
-      inject: [PrismaService, ErasureSecrets],
+      useFactory: (prisma: PrismaService, secrets: ErasureSecrets, events: EventsRepository) => new SuppressionsService(prisma, secrets, events),
+      inject: [PrismaService, ErasureSecrets, EventsRepository],
     },
   ],
   exports: [ErasureSecrets, SuppressionsService],

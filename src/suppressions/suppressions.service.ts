@@ -3,7 +3,8 @@ import { lockEmails } from '../contacts/email-locks';
 import { isValidEmail, normalizeEmail } from '../contacts/email';
 import { RequestError } from '../errors/request-error';
 import { RequestErrorCode } from '../errors/error-codes';
-import type { PrismaClient } from '../generated/prisma/client';
+import { EventsRepository } from '../events/events.repository';
+import type { Prisma, PrismaClient } from '../generated/prisma/client';
 import type { SuppressionReason } from '../generated/prisma/enums';
 import { ErasureSecrets } from './erasure-secrets';
 import { SuppressionsRepository, type SuppressionRow } from './suppressions.repository';
@@ -21,7 +22,9 @@ export type SuppressResult =
 /**
  * The rules of suppressions, in one place for the API (suppressions.controller.ts) and the admin
  * command line (`unsuppress`): docs/api.md, "Suppressions". Every change takes the per-email locks
- * of the POST pipeline first, and erased (hashed) suppressions count like plain ones.
+ * of the POST pipeline first, and erased (hashed) suppressions count like plain ones. Each change
+ * writes its event (`suppression.created`, `suppression.deleted`) in its transaction; an address
+ * already suppressed writes none.
  */
 export class SuppressionsService {
   private readonly repository = new SuppressionsRepository();
@@ -29,14 +32,16 @@ export class SuppressionsService {
   constructor(
     private readonly prisma: PrismaClient,
     private readonly secrets: ErasureSecrets,
+    private readonly events: EventsRepository,
   ) {}
 
   /**
    * Suppresses each valid, first-seen email (a contact need not exist); an email already
    * suppressed keeps its reason (`unchanged`). Set-based: the same statements for 1 and 50 rows,
-   * all in one transaction.
+   * all in one transaction, with one `suppression.created` per new suppression (none for a contact:
+   * contract section 16, one event per change).
    */
-  async suppress(organizationId: string, inputs: readonly SuppressInput[]): Promise<SuppressResult[]> {
+  async suppress(organizationId: string, inputs: readonly SuppressInput[], requestId: string | null): Promise<SuppressResult[]> {
     const seen = new Set<string>();
     const screened = inputs.map((input, index): SuppressResult | { index: number; email: string; reason: SuppressionReason } => {
       const email = typeof input.email === 'string' ? normalizeEmail(input.email) : null;
@@ -57,11 +62,9 @@ export class SuppressionsService {
     const found = await this.prisma.$transaction(async (tx) => {
       await lockEmails(tx, organizationId, emails);
       const existing = await this.repository.findFor(tx, organizationId, emails, emails.map(hasher));
-      await this.repository.insertPlain(
-        tx,
-        organizationId,
-        candidates.filter((row) => !existing.has(row.email)).map(({ email, reason }) => ({ email, reason })),
-      );
+      const created = candidates.filter((row) => !existing.has(row.email)).map(({ email, reason }) => ({ email, reason }));
+      await this.repository.insertPlain(tx, organizationId, created);
+      await this.recordSuppressionEvents(tx, organizationId, 'suppression.created', created, requestId);
       return existing;
     });
     return screened.map((row): SuppressResult => {
@@ -76,9 +79,15 @@ export class SuppressionsService {
   /**
    * Lifts the suppression of one address, plain or erased. `complained` only when
    * `allowComplained` (the admin command line: a complaint is the recipient's own word).
-   * Not suppressed (or not a valid address): SUPPRESSION_NOT_FOUND.
+   * Not suppressed (or not a valid address): SUPPRESSION_NOT_FOUND. Writes `suppression.deleted`;
+   * lifting an erased (hashed) suppression names no address in it (the service keeps the address
+   * nowhere, and the event must not store it again).
    */
-  async lift(organizationId: string, rawEmail: string, options: { allowComplained: boolean }): Promise<{ email: string; reason: SuppressionReason }> {
+  async lift(
+    organizationId: string,
+    rawEmail: string,
+    options: { allowComplained: boolean; requestId: string | null },
+  ): Promise<{ email: string; reason: SuppressionReason }> {
     const email = normalizeEmail(rawEmail);
     const notFound = () => new RequestError(RequestErrorCode.SUPPRESSION_NOT_FOUND, 'This email is not suppressed in this organization');
     if (!isValidEmail(email)) throw notFound();
@@ -94,8 +103,38 @@ export class SuppressionsService {
         );
       }
       await this.repository.remove(tx, organizationId, email, hash);
+      await this.recordSuppressionEvents(tx, organizationId, 'suppression.deleted', [{ email: found.erased ? null : email, reason: found.reason }], options.requestId);
       return { email, reason: found.reason };
     });
+  }
+
+  /**
+   * Suppression events, in the caller's transaction: `data.suppression` is `{ email, reason }`;
+   * `contactId` is the contact of that address when one exists (webhooks keep a contact's events
+   * in order), found in one read whatever the number of rows.
+   */
+  async recordSuppressionEvents(
+    tx: Prisma.TransactionClient,
+    organizationId: string,
+    type: 'suppression.created' | 'suppression.deleted',
+    suppressions: ReadonlyArray<{ email: string | null; reason: SuppressionReason }>,
+    requestId: string | null,
+  ): Promise<void> {
+    if (suppressions.length === 0) return;
+    const named = suppressions.flatMap((row) => (row.email === null ? [] : [row.email]));
+    const contacts = named.length > 0 ? await tx.contact.findMany({ where: { organizationId, email: { in: named } }, select: { id: true, email: true } }) : [];
+    const contactOf = new Map(contacts.map((contact) => [contact.email, contact.id]));
+    await this.events.record(
+      tx,
+      suppressions.map(({ email, reason }) => ({
+        organizationId,
+        type,
+        requestId,
+        contactId: email === null ? null : (contactOf.get(email) ?? null),
+        email,
+        data: { suppression: { email, reason } },
+      })),
+    );
   }
 
   /** One page of plain suppressions by email in byte order, after `after`. */
