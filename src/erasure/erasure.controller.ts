@@ -27,7 +27,9 @@ export class ErasureController {
     description:
       'The normalized path value leaves the database wherever it was stored as an address, valid or not: the contact, its ' +
       'memberships, its suppression’s plaintext (kept only as a keyed hash, so the address stays suppressed: a later create is ' +
-      'SUPPRESSED_EMAIL with the reason kept), every stored answer holding it. An address never seen: 200 with zeros. Takes no ' +
+      'SUPPRESSED_EMAIL with the reason kept), every stored answer holding it, and the address in every change event (the ' +
+      'events stay, redacted: `eventsRedacted`; `contact.erased` is written when a contact existed). An address never seen: 200 ' +
+      'with zeros. Takes no ' +
       'body: none, an empty body or `{}`.',
   })
   @ApiParam({ name: 'email', type: String, description: 'URL-encoded; normalized (trimmed, lowercased); need not be a valid email' })
@@ -36,7 +38,7 @@ export class ErasureController {
   @ApiRequestError(400, 'INVALID_REQUEST: a body other than none, empty or `{}`, or broken percent-encoding in the path')
   @ApiRequestError(413, 'More than 1,048,576 bytes of decoded body (PAYLOAD_TOO_LARGE)')
   async erase(@Caller() caller: CallerIdentity, @Req() req: Request, @Param('email') rawEmail: string) {
-    const outcome = await this.erasure.erase(caller.organizationId, rawEmail);
+    const outcome = await this.erasure.erase(caller.organizationId, rawEmail, requestIdOf(req));
     return { request_id: requestIdOf(req), status: 'erased', ...outcome };
   }
 }

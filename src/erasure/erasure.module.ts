@@ -1,18 +1,20 @@
 import { Module } from '@nestjs/common';
 import { PrismaService } from '../database/prisma.service';
+import { EventsModule } from '../events/events.module';
+import { EventsRepository } from '../events/events.repository';
 import { ErasureSecrets } from '../suppressions/erasure-secrets';
 import { SuppressionsModule } from '../suppressions/suppressions.module';
 import { ErasureController } from './erasure.controller';
 import { ErasureService } from './erasure.service';
 
 @Module({
-  imports: [SuppressionsModule],
+  imports: [SuppressionsModule, EventsModule],
   controllers: [ErasureController],
   providers: [
     {
       provide: ErasureService,
-      useFactory: (prisma: PrismaService, secrets: ErasureSecrets) => new ErasureService(prisma, secrets),
-      inject: [PrismaService, ErasureSecrets],
+      useFactory: (prisma: PrismaService, secrets: ErasureSecrets, events: EventsRepository) => new ErasureService(prisma, secrets, events),
+      inject: [PrismaService, ErasureSecrets, EventsRepository],
     },
   ],
 })

@@ -2,6 +2,8 @@ import { INDEXED_EMAIL_MAX_LENGTH } from '../requests/stored-responses.statement
 import { isStorableText } from '../common/storable-text';
 import { lockEmails } from '../contacts/email-locks';
 import { normalizeEmail } from '../contacts/email';
+import { EventsRepository } from '../events/events.repository';
+import { redactEventsOf } from '../events/event-redaction';
 import type { PrismaClient } from '../generated/prisma/client';
 import { ErasureSecrets } from '../suppressions/erasure-secrets';
 import { SuppressionsRepository } from '../suppressions/suppressions.repository';
@@ -17,7 +19,8 @@ export interface ErasureOutcome {
  * The right to erasure (docs/api.md, "Erasing a contact"), in one place for the API and the admin
  * command line (`contact erase`): the address leaves every table in one transaction, under the
  * per-email lock of the POST pipeline, so a create racing it either commits first (and is erased)
- * or runs after (and meets the erased suppression).
+ * or runs after (and meets the erased suppression). The change events that hold the address are
+ * redacted (they stay, without it) and `contact.erased` is written, in the same transaction.
  */
 export class ErasureService {
   private readonly suppressions = new SuppressionsRepository();
@@ -25,21 +28,25 @@ export class ErasureService {
   constructor(
     private readonly prisma: PrismaClient,
     private readonly secrets: ErasureSecrets,
+    private readonly events: EventsRepository,
   ) {}
 
   /**
    * Erases the normalized path value wherever the service stored it as an address, valid or not.
-   * An address never seen is all zeros (repeatable).
+   * An address never seen is all zeros (repeatable). `requestId`: the API request's, null from the
+   * admin command line.
    */
-  async erase(organizationId: string, rawEmail: string): Promise<ErasureOutcome> {
+  async erase(organizationId: string, rawEmail: string, requestId: string | null): Promise<ErasureOutcome> {
     const email = normalizeEmail(rawEmail);
     // PostgreSQL cannot hold U+0000 or a lone surrogate as text: no row can hold this value.
     if (!isStorableText(email)) return { contactDeleted: false, suppressionKept: false, storedAnswersErased: 0, eventsRedacted: 0 };
     const hash = (await this.secrets.hasherFor(organizationId))(email);
     return this.prisma.$transaction(async (tx) => {
       await lockEmails(tx, organizationId, [email]);
-      // Its memberships go with it (ON DELETE CASCADE).
-      const contacts = await tx.contact.deleteMany({ where: { organizationId, email } });
+      // Its memberships go with it (ON DELETE CASCADE). Its id finds its events and names it in contact.erased.
+      const deleted = await tx.$queryRaw<Array<{ id: string }>>`
+        DELETE FROM contacts WHERE organization_id = ${organizationId} AND email = ${email} RETURNING id`;
+      const contactIds = deleted.map((row) => row.id);
       const suppressionKept = await this.suppressions.keepAsHash(tx, organizationId, email, hash);
       // The whole answer goes, even a batch's that held other addresses: found through the GIN
       // index on stored_responses.emails, never by reading bodies.
@@ -48,13 +55,14 @@ export class ErasureService {
           ? await tx.storedResponse.deleteMany({ where: { organizationId, emails: { has: email } } })
           : // Too long for the index (and for an address): found in the bodies, as the JSON string they hold.
             { count: await tx.$executeRaw`DELETE FROM stored_responses WHERE organization_id = ${organizationId} AND strpos(body::text, ${JSON.stringify(email)}) > 0` };
-      return {
-        contactDeleted: contacts.count > 0,
-        suppressionKept,
-        storedAnswersErased: answers.count,
-        // No change events are stored yet (docs/api.md, "Change events" is not built): nothing to redact.
-        eventsRedacted: 0,
-      };
+      // Every earlier event of the address or of the contact keeps its place in the feed, without the address.
+      const eventsRedacted = await redactEventsOf(tx, organizationId, email, contactIds);
+      // Only the id: the event announces the erasure without naming what was erased.
+      await this.events.record(
+        tx,
+        contactIds.map((id) => ({ organizationId, type: 'contact.erased', requestId, contactId: id, email: null, data: { contact: { id } } })),
+      );
+      return { contactDeleted: contactIds.length > 0, suppressionKept, storedAnswersErased: answers.count, eventsRedacted };
     });
   }
 }
