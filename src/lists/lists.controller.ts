@@ -42,7 +42,7 @@ export class ListsController {
   async create(@Caller() caller: CallerIdentity, @Req() req: Request, @Body() body: CreateListDto) {
     const problem = listNameProblem(body.name);
     if (problem) throw invalidRequest(problem);
-    return { request_id: requestIdOf(req), list: await this.lists.create(caller.organizationId, body.name as string) };
+    return { request_id: requestIdOf(req), list: await this.lists.create(caller.organizationId, body.name as string, requestIdOf(req)) };
   }
 
   /** docs/api.md, "Lists": rename, archive or unarchive; memberships stay. */
@@ -73,7 +73,7 @@ export class ListsController {
       if (typeof body.archived !== 'boolean') throw invalidRequest('archived must be a boolean');
       change.archived = body.archived;
     }
-    const list = await this.lists.update(caller.organizationId, id, change);
+    const list = await this.lists.update(caller.organizationId, id, change, requestIdOf(req));
     if (!list) throw new RequestError(RequestErrorCode.LIST_NOT_FOUND, 'No list with this id in this organization');
     return { request_id: requestIdOf(req), list };
   }

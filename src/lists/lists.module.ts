@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
+import { EventsModule } from '../events/events.module';
 import { ListsController } from './lists.controller';
 import { ListsRepository } from './lists.repository';
 
-@Module({ controllers: [ListsController], providers: [ListsRepository], exports: [ListsRepository] })
+@Module({ imports: [EventsModule], controllers: [ListsController], providers: [ListsRepository], exports: [ListsRepository] })
 export class ListsModule {}
