@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
+import { EventsModule } from '../events/events.module';
 import { CustomFieldsRepository } from './custom-fields.repository';
 import { FieldsController } from './fields.controller';
 
-@Module({ controllers: [FieldsController], providers: [CustomFieldsRepository], exports: [CustomFieldsRepository] })
+@Module({ imports: [EventsModule], controllers: [FieldsController], providers: [CustomFieldsRepository], exports: [CustomFieldsRepository] })
 export class CustomFieldsModule {}

@@ -1,8 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { PrismaService } from '../database/prisma.service';
-import { Prisma } from '../generated/prisma/client';
+import { EventsRepository } from '../events/events.repository';
+import { Prisma, type PrismaClient } from '../generated/prisma/client';
 import type { FieldCheck } from './field-checks';
 import type { CustomFieldDefinition } from './field-definitions';
+import { renderField } from './field-view';
 
 /**
  * A custom_fields row as read, by GET /fields here or as JSON by the contacts pipeline's one read
@@ -27,9 +29,52 @@ export function toCustomFieldDefinition(row: CustomFieldDefinitionRow): CustomFi
   };
 }
 
+/**
+ * A custom field and its `field.created` event in one transaction (POST /api/v2/fields and the
+ * admin command `field create`). `taken` when the organization already has a field with this key:
+ * the unique index (organization, key) decides, so of two concurrent creates one wins and the
+ * other is told, never a 500; the loser's transaction (and event) is rolled back whole.
+ */
+export async function createCustomField(
+  prisma: PrismaClient,
+  events: EventsRepository,
+  organizationId: string,
+  field: CustomFieldDefinition,
+  requestId: string | null,
+): Promise<{ id: string; field: CustomFieldDefinition } | 'taken'> {
+  try {
+    return await prisma.$transaction(async (tx) => {
+      const row = await tx.customField.create({
+        data: {
+          organizationId,
+          key: field.key,
+          type: field.type,
+          required: field.required,
+          options: field.options,
+          // No default is SQL NULL, not a JSON null.
+          defaultValue: field.defaultValue === null ? Prisma.DbNull : (field.defaultValue as Prisma.InputJsonValue),
+        },
+      });
+      const created = toCustomFieldDefinition(row);
+      await events.record(tx, [fieldEvent(organizationId, 'field.created', created, requestId)]);
+      return { id: row.id, field: created };
+    });
+  } catch (error) {
+    if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === 'P2002') return 'taken';
+    throw error;
+  }
+}
+
+function fieldEvent(organizationId: string, type: 'field.created' | 'field.updated', field: CustomFieldDefinition, requestId: string | null) {
+  return { organizationId, type, requestId, contactId: null, email: null, data: { field: renderField(field) } };
+}
+
 @Injectable()
 export class CustomFieldsRepository {
-  constructor(private readonly prisma: PrismaService) {}
+  constructor(
+    private readonly prisma: PrismaService,
+    private readonly events: EventsRepository,
+  ) {}
 
   /** Custom field definitions of an organization, oldest first (GET /fields). */
   async findAll(organizationId: string): Promise<CustomFieldDefinition[]> {
@@ -41,50 +86,36 @@ export class CustomFieldsRepository {
     return rows.map(toCustomFieldDefinition);
   }
 
-  /**
-   * Stores a checked definition (POST /api/v2/fields). `taken` when the organization already has
-   * a field with this key: the unique index (organization, key) decides, so of two concurrent
-   * creates one wins and the other is told, never a 500.
-   */
-  async create(organizationId: string, field: CustomFieldDefinition): Promise<CustomFieldDefinition | 'taken'> {
-    try {
-      const row = await this.prisma.customField.create({
-        data: {
-          organizationId,
-          key: field.key,
-          type: field.type,
-          required: field.required,
-          options: field.options,
-          // No default is SQL NULL, not a JSON null.
-          defaultValue: field.defaultValue === null ? Prisma.DbNull : (field.defaultValue as Prisma.InputJsonValue),
-        },
-      });
-      return toCustomFieldDefinition(row);
-    } catch (error) {
-      if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === 'P2002') return 'taken';
-      throw error;
-    }
+  /** Stores a checked definition with its event (POST /api/v2/fields): createCustomField. */
+  async create(organizationId: string, field: CustomFieldDefinition, requestId: string | null): Promise<CustomFieldDefinition | 'taken'> {
+    const created = await createCustomField(this.prisma, this.events, organizationId, field, requestId);
+    return created === 'taken' ? created : created.field;
   }
 
   /**
    * Changes one field (PATCH /api/v2/fields/{key}): reads it under a row lock, lets `decide` check
    * the change against what is stored (options only grow), and writes the result, in one
-   * transaction, so two concurrent changes cannot drop each other's options. Undefined when the
-   * organization has no field with this key; the check's failure as it came.
+   * transaction, so two concurrent changes cannot drop each other's options. The `field.updated`
+   * event goes in the same transaction; a change that leaves the field as it was writes neither.
+   * Undefined when the organization has no field with this key; the check's failure as it came.
    */
   async update(
     organizationId: string,
     key: string,
     decide: (current: CustomFieldDefinition) => FieldCheck<CustomFieldDefinition>,
+    requestId: string | null,
   ): Promise<FieldCheck<CustomFieldDefinition> | undefined> {
     return this.prisma.$transaction(async (tx) => {
       const [row] = await tx.$queryRaw<(CustomFieldDefinitionRow & { id: string })[]>`
         SELECT id, key, type::text AS type, required, default_value AS "defaultValue", options
         FROM custom_fields WHERE organization_id = ${organizationId} AND key = ${key} FOR UPDATE`;
       if (!row) return undefined;
-      const decided = decide(toCustomFieldDefinition(row));
+      const current = toCustomFieldDefinition(row);
+      const decided = decide(current);
       if (!decided.ok) return decided;
       const next = decided.value;
+      // As the API shows a field (a JSON default, options of select fields): equal means no change.
+      if (JSON.stringify(renderField(next)) === JSON.stringify(renderField(current))) return decided;
       await tx.customField.update({
         where: { id: row.id },
         data: {
@@ -93,6 +124,7 @@ export class CustomFieldsRepository {
           defaultValue: next.defaultValue === null ? Prisma.DbNull : (next.defaultValue as Prisma.InputJsonValue),
         },
       });
+      await this.events.record(tx, [fieldEvent(organizationId, 'field.updated', next, requestId)]);
       return decided;
     });
   }

@@ -11,23 +11,13 @@ import { invalidRequest, RequestError } from '../errors/request-error';
 import { CustomFieldsRepository } from './custom-fields.repository';
 import { CreateFieldDto, UpdateFieldDto } from './dto/field-bodies.dto';
 import { FieldResponseModel } from './dto/field-response.dto';
-import { type CustomFieldView, FieldsResponse } from './dto/fields-response.dto';
+import { FieldsResponse } from './dto/fields-response.dto';
 import { checkFieldChange, checkNewField, type FieldCheck } from './field-checks';
-import { type CustomFieldDefinition, STANDARD_FIELD_KEYS, STANDARD_FIELD_MAX_LENGTH } from './field-definitions';
+import { STANDARD_FIELD_KEYS, STANDARD_FIELD_MAX_LENGTH } from './field-definitions';
+import { renderField } from './field-view';
 
 const bodyErrors =
   'INVALID_REQUEST: wrong Content-Type, malformed JSON, an unknown key, or a value that breaks the field rules (the message names it)';
-
-/** A field as GET /api/v2/fields shows it: `options` only for select fields, null otherwise. */
-export function renderField(field: CustomFieldDefinition): CustomFieldView {
-  return {
-    key: field.key,
-    type: field.type,
-    required: field.required,
-    defaultValue: field.defaultValue ?? null,
-    options: field.type === 'select' ? field.options : null,
-  };
-}
 
 /** A failed check as the request-level error: 409 for a standard field name, else 400. */
 function refusal(check: Extract<FieldCheck<unknown>, { ok: false }>): RequestError {
@@ -73,7 +63,7 @@ export class FieldsController {
   async create(@Caller() caller: CallerIdentity, @Req() req: Request, @Body() body: CreateFieldDto) {
     const checked = checkNewField(body);
     if (!checked.ok) throw refusal(checked);
-    const field = await this.customFields.create(caller.organizationId, checked.value);
+    const field = await this.customFields.create(caller.organizationId, checked.value, requestIdOf(req));
     if (field === 'taken') {
       throw new RequestError(RequestErrorCode.FIELD_KEY_TAKEN, `The organization already has a field "${checked.value.key}"`);
     }
@@ -101,7 +91,7 @@ export class FieldsController {
     if (body.required === undefined && body.defaultValue === undefined && body.options === undefined) {
       throw invalidRequest('Send at least one of required, defaultValue, options');
     }
-    const result = await this.customFields.update(caller.organizationId, key, (current) => checkFieldChange(current, body));
+    const result = await this.customFields.update(caller.organizationId, key, (current) => checkFieldChange(current, body), requestIdOf(req));
     if (!result) throw new RequestError(RequestErrorCode.FIELD_NOT_FOUND, 'No custom field with this key in this organization');
     if (!result.ok) throw refusal(result);
     return { request_id: requestIdOf(req), field: renderField(result.value) };
