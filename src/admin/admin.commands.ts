@@ -5,8 +5,12 @@ import { SUPPRESSION_REASONS, type SuppressionReason } from '../contacts/contact
 import { isValidEmail, normalizeEmail } from '../contacts/email';
 import { checkNewField, type FieldInputNames } from '../custom-fields/field-checks';
 import { isCalendarDate, type CustomFieldTypeName } from '../custom-fields/field-definitions';
+import { createCustomField } from '../custom-fields/custom-fields.repository';
+import { EventsRepository } from '../events/events.repository';
+import type { PrismaService } from '../database/prisma.service';
 import type { PrismaClient } from '../generated/prisma/client';
 import { listNameProblem } from '../lists/list-name';
+import { createList, listEvent } from '../lists/lists.repository';
 import { lockEmails } from '../contacts/email-locks';
 import { ErasureService } from '../erasure/erasure.service';
 import { RequestErrorCode } from '../errors/error-codes';
@@ -71,7 +75,7 @@ export const COMMAND_HELP: Record<AdminCommand['command'], string> = {
   unsuppress:
     'unsuppress --org <orgId> --email <email>\n  Lifts the suppression of an email, whatever its reason (also complained, which the API refuses to lift), and\n  also an erased (hashed) one. Prints { "email", "status": "unsuppressed", "reason" }.',
   'contact erase':
-    'contact erase --org <orgId> --email <email>\n  Erases an address (right to erasure), as POST /api/v2/contacts/{email}/erase does: the contact, its memberships,\n  the suppression\'s plaintext (kept as a keyed hash) and every stored answer holding it. Prints\n  { "email", "status": "erased", "contactDeleted", "suppressionKept", "storedAnswersErased", "eventsRedacted" }.',
+    'contact erase --org <orgId> --email <email>\n  Erases an address (right to erasure), as POST /api/v2/contacts/{email}/erase does: the contact, its memberships,\n  the suppression\'s plaintext (kept as a keyed hash), every stored answer holding it and the address in\n  every change event (redacted; contact.erased is written). Prints\n  { "email", "status": "erased", "contactDeleted", "suppressionKept", "storedAnswersErased", "eventsRedacted" }.',
   migrate:
     'migrate\n  Applies pending database migrations to DATABASE_URL (for deployments that run with MIGRATE_ON_START=false).\n  Prints { "applied": [names] } (empty when nothing was pending).',
 };
@@ -268,11 +272,16 @@ export function parseIsoTime(value: string): Date {
   return parsed;
 }
 
-/** Runs a parsed command (all but `migrate`, which cli.ts runs); returns the JSON object the CLI prints. */
+/**
+ * Runs a parsed command (all but `migrate`, which cli.ts runs); returns the JSON object the CLI prints.
+ * Changes write their change events like the API's (contract section 16), with `requestId` null.
+ */
 export async function executeAdminCommand(
   prisma: PrismaClient,
   command: Exclude<AdminCommand, { command: 'migrate' }>,
 ): Promise<Record<string, unknown>> {
+  // record() writes through the transaction it is given; the client is the CLI's own, not the app's PrismaService.
+  const events = new EventsRepository(prisma as unknown as PrismaService);
   switch (command.command) {
     case 'org list': {
       const rows = await prisma.organization.findMany({ orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] });
@@ -345,47 +354,53 @@ export async function executeAdminCommand(
     }
     case 'list create': {
       await requireOrganization(prisma, command.org, command.command);
-      const list = await prisma.list.create({ data: { organizationId: command.org, name: command.name } });
+      const list = await createList(prisma, events, command.org, command.name, null);
       return { id: list.id };
     }
     case 'list archive': {
-      const { count } = await prisma.list.updateMany({ where: { id: command.id }, data: { archived: true } });
-      if (count === 0) throw new AdminArgumentError(`list archive: no list with id "${command.id}"`);
+      const found = await prisma.$transaction(async (tx) => {
+        // Only a list not yet archived changes (and writes list.updated): archiving twice is no change.
+        const { count } = await tx.list.updateMany({ where: { id: command.id, archived: false }, data: { archived: true } });
+        const list = await tx.list.findUnique({ where: { id: command.id }, select: { id: true, organizationId: true, name: true, archived: true } });
+        if (list && count > 0) await events.record(tx, [listEvent(list.organizationId, 'list.updated', list, null)]);
+        return list;
+      });
+      if (!found) throw new AdminArgumentError(`list archive: no list with id "${command.id}"`);
       return { id: command.id, archived: true };
     }
     case 'field create': {
       await requireOrganization(prisma, command.org, command.command);
-      const data = {
-        organizationId: command.org,
-        key: command.key,
-        type: command.type,
-        required: command.required,
-        options: command.options,
-        ...(command.defaultValue === null ? {} : { defaultValue: command.defaultValue as never }),
-      };
-      try {
-        const field = await prisma.customField.create({ data });
-        return { id: field.id };
-      } catch (error) {
-        // The unique index (organization, key) decides, so two concurrent creates cannot both win.
-        if ((error as { code?: string }).code === 'P2002') {
-          throw new AdminArgumentError(`field create: the organization already has a field "${command.key}"`);
-        }
-        throw error;
-      }
+      const { org, key, type, required, defaultValue, options } = command;
+      // The API's create (custom-fields.repository.ts): the same row and the same field.created event.
+      const created = await createCustomField(prisma, events, org, { key, type, required, defaultValue: defaultValue ?? null, options }, null);
+      // The unique index (organization, key) decides, so two concurrent creates cannot both win.
+      if (created === 'taken') throw new AdminArgumentError(`field create: the organization already has a field "${command.key}"`);
+      return { id: created.id };
     }
     case 'suppress': {
       await requireOrganization(prisma, command.org, command.command);
-      const hash = (await new ErasureSecrets(prisma).hasherFor(command.org))(command.email);
+      const secrets = new ErasureSecrets(prisma);
+      const hash = (await secrets.hasherFor(command.org))(command.email);
+      const suppressions = new SuppressionsService(prisma, secrets, events);
       const row = await prisma.$transaction(async (tx) => {
         await lockEmails(tx, command.org, [command.email]);
+        const before = await tx.suppression.findUnique({
+          where: { organizationId_email: { organizationId: command.org, email: command.email } },
+          select: { reason: true },
+        });
         // The address is named again: one suppression, the plain one (an erased one is replaced).
         await tx.erasedSuppression.deleteMany({ where: { organizationId: command.org, emailHash: hash } });
-        return tx.suppression.upsert({
+        const after = await tx.suppression.upsert({
           where: { organizationId_email: { organizationId: command.org, email: command.email } },
           create: { organizationId: command.org, email: command.email, reason: command.reason },
           update: { reason: command.reason },
         });
+        // docs/decisions.md, "Change events of the other write paths": a new plain suppression, or a
+        // new reason (the operator's word replaces the old one), is suppression.created; the same reason again is no change.
+        if (before?.reason !== after.reason) {
+          await suppressions.recordSuppressionEvents(tx, command.org, 'suppression.created', [{ email: after.email, reason: after.reason }], null);
+        }
+        return after;
       });
       return { email: row.email, reason: row.reason };
     }
@@ -393,7 +408,10 @@ export async function executeAdminCommand(
       await requireOrganization(prisma, command.org, command.command);
       try {
         // The API's rules (SuppressionsService), with the operator's right to lift a complaint.
-        const lifted = await new SuppressionsService(prisma, new ErasureSecrets(prisma)).lift(command.org, command.email, { allowComplained: true });
+        const lifted = await new SuppressionsService(prisma, new ErasureSecrets(prisma), events).lift(command.org, command.email, {
+          allowComplained: true,
+          requestId: null,
+        });
         return { email: lifted.email, status: 'unsuppressed', reason: lifted.reason };
       } catch (error) {
         if (error instanceof RequestError && error.code === RequestErrorCode.SUPPRESSION_NOT_FOUND) {
@@ -405,7 +423,7 @@ export async function executeAdminCommand(
     case 'contact erase': {
       await requireOrganization(prisma, command.org, command.command);
       // The API's erasure (ErasureService): one place for what leaves the database.
-      const outcome = await new ErasureService(prisma, new ErasureSecrets(prisma)).erase(command.org, command.email);
+      const outcome = await new ErasureService(prisma, new ErasureSecrets(prisma), events).erase(command.org, command.email, null);
       return { email: command.email, status: 'erased', ...outcome };
     }
   }

@@ -1,4 +1,7 @@
 import { generateApiKey } from '../auth/api-key';
+import { renderField } from '../custom-fields/field-view';
+import type { PrismaService } from '../database/prisma.service';
+import { EventsRepository } from '../events/events.repository';
 import type { PrismaClient } from '../generated/prisma/client';
 
 /**
@@ -23,7 +26,10 @@ export type DemoSeedResult =
   | { seeded: true; organizationId: string; apiKey: string; listIds: string[] }
   | { seeded: false; organizationId: string | null };
 
-/** Seeds the demo data if the database has no organization yet. */
+/**
+ * Seeds the demo data if the database has no organization yet, with the change events of its lists
+ * and fields (list.created, field.created, requestId null) in the same transaction, like every change.
+ */
 export async function seedDemoData(prisma: PrismaClient): Promise<DemoSeedResult> {
   return prisma.$transaction(async (tx) => {
     // Serialises two starts racing on the same database; released at commit.
@@ -50,6 +56,19 @@ export async function seedDemoData(prisma: PrismaClient): Promise<DemoSeedResult
     // `admin` (docs/api.md, "Key scopes"), so a first try can also manage lists and fields.
     const { key, prefix, keyHash } = generateApiKey();
     await tx.apiKey.create({ data: { organizationId: org.id, prefix, keyHash, scope: 'admin' } });
+    // record() writes through `tx`; the repository's client is not used for it.
+    await new EventsRepository(prisma as unknown as PrismaService).record(tx, [
+      ...DEMO_LISTS.map((name, i) => ({
+        organizationId: org.id,
+        type: 'list.created' as const,
+        data: { list: { id: listIds[i], name, archived: false } },
+      })),
+      ...DEMO_FIELDS.map((field) => ({
+        organizationId: org.id,
+        type: 'field.created' as const,
+        data: { field: renderField({ ...field, options: [...field.options] }) },
+      })),
+    ]);
     return { seeded: true, organizationId: org.id, apiKey: key, listIds };
   });
 }
