@@ -1,0 +1,40 @@
+import type { TestApp } from '../utils/test-app';
+import { refuseInsertsWhere } from '../utils/refuse-inserts';
+
+/** An event row as stored (events table), oldest first. */
+export interface EventRow {
+  type: string;
+  requestId: string | null;
+  contactId: string | null;
+  email: string | null;
+  /* eslint-disable-next-line @typescript-eslint/no-explicit-any -- event data is checked by value */
+  data: any;
+}
+
+/** Every event of the organization, in the order they were written. */
+export async function eventsOf(t: TestApp, organizationId: string): Promise<EventRow[]> {
+  return t.prisma.$queryRawUnsafe<EventRow[]>(
+    `SELECT type, request_id AS "requestId", contact_id AS "contactId", email, data
+     FROM events WHERE organization_id = $1 ORDER BY seq`,
+    organizationId,
+  );
+}
+
+let refusals = 0;
+
+/**
+ * Makes PostgreSQL refuse every event insert of this organization while `run` runs (a real error
+ * inside the app's transaction), then lifts the refusal: how a test proves the change and its event
+ * commit together (the change must be gone too).
+ */
+export async function withEventsRefused<T>(t: TestApp, organizationId: string, run: () => Promise<T>): Promise<T> {
+  refusals += 1;
+  const name = `refuse_events_${refusals}_${process.pid}`;
+  await refuseInsertsWhere(t.prisma, name, 'events', `NEW.organization_id::text = '${organizationId}'`);
+  try {
+    return await run();
+  } finally {
+    await t.prisma.$executeRawUnsafe(`DROP TRIGGER ${name} ON events`);
+    await t.prisma.$executeRawUnsafe(`DROP FUNCTION ${name}()`);
+  }
+}
