@@ -53,9 +53,10 @@ export class ListsRepository {
     // An id PostgreSQL cannot be sent (U+0000, lone surrogate) names no list.
     if (!isStorableText(id)) return undefined;
     return this.prisma.$transaction(async (tx) => {
-      // The organization is part of the condition, so another's list is never touched.
+      // The organization is part of the condition, so another's list is never touched. NO KEY: the
+      // lock the UPDATE takes anyway, so membership inserts (their foreign-key check) never wait on it.
       const [current] = await tx.$queryRaw<ListView[]>`
-        SELECT id, name, archived FROM lists WHERE id = ${id} AND organization_id = ${organizationId} FOR UPDATE`;
+        SELECT id, name, archived FROM lists WHERE id = ${id} AND organization_id = ${organizationId} FOR NO KEY UPDATE`;
       if (!current) return undefined;
       const next: ListView = { id: current.id, name: change.name ?? current.name, archived: change.archived ?? current.archived };
       if (next.name === current.name && next.archived === current.archived) return current;

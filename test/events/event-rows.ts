@@ -11,13 +11,21 @@ export interface EventRow {
   data: any;
 }
 
-/** Every event of the organization, in the order they were written. */
+/**
+ * Every event of the organization as the feed reads them: only events whose transaction has its
+ * commit position (event_commits, taken at COMMIT), in commit order. The count of all its event
+ * rows must match, so an event written without a commit position fails the test.
+ */
 export async function eventsOf(t: TestApp, organizationId: string): Promise<EventRow[]> {
-  return t.prisma.$queryRawUnsafe<EventRow[]>(
-    `SELECT type, request_id AS "requestId", contact_id AS "contactId", email, data
-     FROM events WHERE organization_id = $1 ORDER BY seq`,
+  const rows = await t.prisma.$queryRawUnsafe<EventRow[]>(
+    `SELECT e.type, e.request_id AS "requestId", e.contact_id AS "contactId", e.email, e.data
+     FROM event_commits c JOIN events e ON e.organization_id = c.organization_id AND e.xid = c.xid
+     WHERE c.organization_id = $1 ORDER BY c.position, e.seq`,
     organizationId,
   );
+  const [all] = await t.prisma.$queryRawUnsafe<Array<{ n: number }>>('SELECT count(*)::int AS n FROM events WHERE organization_id = $1', organizationId);
+  expect(rows).toHaveLength(all.n);
+  return rows;
 }
 
 let refusals = 0;
