@@ -104,6 +104,15 @@ describe('change events of the lifecycle, list and field endpoints', () => {
       expect(await c.events()).toHaveLength(before + 1);
     });
 
+    it('racing deletes of one contact: one 200, the others 404, one contact.deleted', async () => {
+      const c = await setup();
+      const email = await contactIn(c.org, [c.list]);
+      const before = (await c.events()).length;
+      const answers = await Promise.all(Array.from({ length: 5 }, () => c.write('delete', `/api/v2/contacts/${encodeURIComponent(email)}`)));
+      expect(answers.map((res) => res.status).sort()).toEqual([200, 404, 404, 404, 404]);
+      expect((await c.events()).slice(before).map((event) => event.type)).toEqual(['contact.deleted']);
+    });
+
     it('a failed event insert rolls the delete back: the contact stays', async () => {
       const c = await setup();
       const email = await contactIn(c.org, [c.list]);
@@ -194,6 +203,16 @@ describe('change events of the lifecycle, list and field endpoints', () => {
       expect((await c.admin('patch', '/api/v2/lists/00000000-0000-0000-0000-000000000000', { name: 'x' })).status).toBe(404);
       expect((await c.admin('post', '/api/v2/lists', { name: '' })).status).toBe(400);
       expect(await c.events()).toHaveLength(before + 2);
+    });
+
+    it('racing PATCHes sending the same change: one list.updated (the others find nothing to change)', async () => {
+      const c = await setup();
+      const before = (await c.events()).length;
+      const answers = await Promise.all(Array.from({ length: 5 }, () => c.admin('patch', `/api/v2/lists/${c.other}`, { name: 'Renamed' })));
+      expect(answers.map((res) => res.status)).toEqual([200, 200, 200, 200, 200]);
+      expect((await c.events()).slice(before).map((event) => [event.type, event.data])).toEqual([
+        ['list.updated', { list: { id: c.other, name: 'Renamed', archived: false } }],
+      ]);
     });
 
     it('a failed event insert rolls list changes back', async () => {
