@@ -1,8 +1,11 @@
+import { rmSync } from 'node:fs';
 import { Client } from 'pg';
+import { builtMarkerOf } from './utils/built';
 
 export default async function globalTeardown(): Promise<void> {
   const serverUrl = process.env.TEST_PG_SERVER_URL;
   const template = process.env.TEST_PG_TEMPLATE;
+  if (template) rmSync(builtMarkerOf(template), { force: true });
   const embedded = (globalThis as { __embeddedPostgres__?: { stop(): Promise<void> } }).__embeddedPostgres__;
   if (embedded) {
     await embedded.stop();

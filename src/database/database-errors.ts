@@ -121,14 +121,16 @@ export function isLockTimeout(error: unknown): boolean {
 }
 
 /**
- * A write waited past DB_LOCK_TIMEOUT_MS for locks other requests hold (the per-email locks of
- * contacts they are writing): 503 like a database fault (nothing was written, retry), but saying
- * what happened, and counted apart (`service_unavailable_total{reason="lock_timeout"}`).
+ * A write waited past DB_LOCK_TIMEOUT_MS for locks other requests hold (mostly the per-email locks
+ * of contacts they are writing; also a list's or field's row on the Prisma paths): 503 like a
+ * database fault (nothing was written, retry), but saying what happened, and counted apart
+ * (`service_unavailable_total{reason="lock_timeout"}`). Classified below the routes, so the
+ * message names what is locked in words true of every path.
  */
-export function contactsBusy(cause: unknown): RequestError {
+export function lockWaitTimedOut(cause: unknown): RequestError {
   const error = new RequestError(
     RequestErrorCode.SERVICE_UNAVAILABLE,
-    'These contacts are being changed by other requests right now; nothing was written, retry later',
+    'What this request writes (contacts, a list or a field) is being changed by other requests right now; nothing was written, retry later',
     { 'Retry-After': String(DATABASE_RETRY_AFTER_SECONDS) },
   );
   error.cause = cause;
@@ -147,7 +149,7 @@ export function contactsBusy(cause: unknown): RequestError {
 export function classifyDatabaseError(error: unknown, commitInFlight = false): unknown {
   if (error instanceof RequestError) return error;
   if (commitInFlight || error instanceof CommitOutcomeUnknownError) return error;
-  if (isLockTimeout(error)) return contactsBusy(error);
+  if (isLockTimeout(error)) return lockWaitTimedOut(error);
   return isUnavailable(error) ? serviceUnavailable(error) : error;
 }
 

@@ -1,12 +1,14 @@
+import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { PrismaPg } from '@prisma/adapter-pg';
+import { PROJECT_ROOT } from '../../src/database/project-root';
 import { PrismaClient } from '../../src/generated/prisma/client';
 import { createTestApp, type TestApp } from '../utils/test-app';
 import { createTestDatabase, type TestDatabase } from '../utils/test-database';
 import { jsonOf, runAdmin, type AdminRun } from './run-admin';
 
 // The admin commands (docs/api.md#running-and-administration): each command as a real child process on a database of its own.
-// Each case runs several admin commands, each a child process that starts ts-node (seconds each on a busy machine).
+// Each case runs several admin commands, each a child process of the built CLI (test/admin/run-admin.ts).
 jest.setTimeout(90_000);
 
 describe('admin command line (DATABASE_URL)', () => {
@@ -31,6 +33,21 @@ describe('admin command line (DATABASE_URL)', () => {
   async function createOrg(name = 'Acme'): Promise<string> {
     return String(jsonOf(await admin('org', 'create', '--name', name)).id);
   }
+
+  it('the documented command, `npm run --silent admin -- org create`, runs the CLI from source', async () => {
+    const run = await new Promise<{ code: number | null; stdout: string }>((resolve) => {
+      const child = spawn('npm', ['run', '--silent', 'admin', '--', 'org', 'create', '--name', 'Via npm'], {
+        cwd: PROJECT_ROOT,
+        env: { ...process.env, DATABASE_URL: database.url },
+      });
+      let stdout = '';
+      child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+      child.once('exit', (code) => resolve({ code, stdout }));
+    });
+    expect(run.code).toBe(0);
+    const id = String(jsonOf({ code: 0, stdout: run.stdout, stderr: '' }).id);
+    expect(await prisma.organization.findUnique({ where: { id } })).toMatchObject({ name: 'Via npm' });
+  });
 
   it('org create prints { id } of a new organization', async () => {
     const out = jsonOf(await admin('org', 'create', '--name', 'Acme Inc'));

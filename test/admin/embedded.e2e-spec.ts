@@ -5,6 +5,7 @@ import path from 'node:path';
 import { jsonOf, runAdmin } from './run-admin';
 import { freePort, isListening } from '../utils/net';
 import { PROJECT_ROOT } from '../../src/database/project-root';
+import { ensureBuilt } from '../utils/built';
 
 /**
  * Without DATABASE_URL (docs/api.md#running-and-administration): the service's first start seeds demo data and
@@ -37,12 +38,13 @@ describe('embedded database: service start, demo data and admin commands', () =>
   });
 
   function startService(): void {
+    ensureBuilt();
     const childEnv: NodeJS.ProcessEnv = { ...process.env };
     for (const [name, value] of Object.entries(env)) {
       if (value === undefined) delete childEnv[name];
       else childEnv[name] = value;
     }
-    const child = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', 'src/main.ts'], {
+    const child = spawn(process.execPath, ['dist/main.js'], {
       cwd: PROJECT_ROOT,
       env: childEnv,
       stdio: ['ignore', 'pipe', 'pipe'],

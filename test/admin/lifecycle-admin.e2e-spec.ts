@@ -6,7 +6,7 @@ import { jsonOf, runAdmin } from './run-admin';
  * `unsuppress` and `contact erase` (docs/api.md, "Suppressions", "Erasing a contact"): real child
  * processes on the app's database, sharing the API's rules (SuppressionsService, ErasureService).
  */
-// Each command is a ts-node child process: slow on a loaded machine.
+// Each command is a child process of the built CLI (test/admin/run-admin.ts).
 jest.setTimeout(240_000);
 
 describe('admin unsuppress and contact erase', () => {

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { freePort } from '../utils/net';
 import { startService, stopService, waitForStdout } from '../utils/run-service';
 import { PROJECT_ROOT } from '../../src/database/project-root';
+import { ensureBuilt } from '../utils/built';
 
 const isRoot = process.getuid?.() === 0;
 if (!isRoot) {
@@ -28,7 +29,8 @@ if (!isRoot) {
     chmodSync(closed, 0o700);
     checkout = path.join(closed, 'project');
     mkdirSync(checkout);
-    for (const entry of ['src', 'prisma', 'scripts', 'package.json', 'prisma.config.ts', 'tsconfig.json']) {
+    ensureBuilt();
+    for (const entry of ['dist', 'src', 'prisma', 'scripts', 'package.json', 'prisma.config.ts', 'tsconfig.json']) {
       cpSync(path.join(PROJECT_ROOT, entry), path.join(checkout, entry), { recursive: true });
     }
     execFileSync('cp', ['-al', path.join(PROJECT_ROOT, 'node_modules'), path.join(checkout, 'node_modules')]);

@@ -1,11 +1,10 @@
-import { execFileSync } from 'node:child_process';
 import { connect } from 'node:net';
 import { FaultDatabase } from '../faults/fault-database';
 import { createTestDatabase, type TestDatabase } from '../utils/test-database';
-import { PROJECT_ROOT as ROOT } from '../../src/database/project-root';
 import { createOrgOn } from '../utils/fixtures';
 import { freePort, isListening, readAll } from '../utils/net';
 import { startBuiltService as startService, waitUntil, type ServiceProcess as Started } from '../utils/run-service';
+import { ensureBuilt } from '../utils/built';
 
 /** An organization with a key and a list on the database at `url`. */
 async function seed(url: string): Promise<{ key: string; listId: string }> {
@@ -62,7 +61,7 @@ describe('request and fault logs of node dist/main.js', () => {
   let started: Started | undefined;
 
   beforeAll(() => {
-    execFileSync('npm', ['run', '--silent', 'build'], { cwd: ROOT, stdio: 'pipe' });
+    ensureBuilt();
   });
   afterEach(() => {
     if (started && started.child.exitCode === null) started.child.kill('SIGKILL');

@@ -1,4 +1,4 @@
-import { execFileSync, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createTestDatabase, type TestDatabase } from '../utils/test-database';
 import { freePort, isListening } from '../utils/net';
@@ -6,6 +6,7 @@ import { SERVER_KIND, startOtlpReceiver, type ReceivedSpan } from '../utils/otlp
 import { PROJECT_ROOT as ROOT } from '../../src/database/project-root';
 import { createOrgOn } from '../utils/fixtures';
 import { startBuiltService, waitUntil, type ServiceProcess as Started } from '../utils/run-service';
+import { ensureBuilt } from '../utils/built';
 
 /** An organization with a key and a list on the database at `url`. */
 async function seed(url: string): Promise<{ key: string; listId: string }> {
@@ -23,7 +24,7 @@ jest.setTimeout(120_000);
 const hex = (bytes: number) => randomBytes(bytes).toString('hex');
 
 beforeAll(() => {
-  execFileSync('npm', ['run', '--silent', 'build'], { cwd: ROOT, stdio: 'pipe' });
+  ensureBuilt();
 });
 
 describe('tracing (node dist/main.js with OTEL_* set)', () => {

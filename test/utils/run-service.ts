@@ -1,10 +1,11 @@
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { PROJECT_ROOT } from '../../src/database/project-root';
+import { ensureBuilt } from './built';
 import { createOrgOn } from './fixtures';
 import { freePort, isListening } from './net';
 import { createTestDatabase, type TestDatabase } from './test-database';
 
-/** The one way tests spawn the service: `src/main.ts` (transpiled on the fly) or the built `dist/main.js`. */
+/** The one way tests spawn the service: the built `dist/main.js`, as `npm start` runs it. */
 export interface ServiceProcess {
   child: ChildProcess;
   stdout(): string;
@@ -18,22 +19,17 @@ export interface ServiceProcess {
 }
 
 /**
- * Starts the service. `entry: 'src'` (default) runs `src/main.ts` as `npm start` runs
- * `dist/main.js` (same start function, transpiled on the fly, so no build is needed);
- * `entry: 'dist'` runs the production process itself (build it first). `env` entries set to
- * undefined are removed.
+ * Starts `node dist/main.js` (built once per test run: test/utils/built.ts) in `cwd` (the project;
+ * a copy of it must hold dist/ too). `env` entries set to undefined are removed.
  */
-export function startService(
-  env: Record<string, string | undefined>,
-  options: { entry?: 'src' | 'dist'; cwd?: string } = {},
-): ServiceProcess {
+export function startService(env: Record<string, string | undefined>, options: { cwd?: string } = {}): ServiceProcess {
+  ensureBuilt();
   const childEnv: NodeJS.ProcessEnv = { ...process.env };
   for (const [name, value] of Object.entries(env)) {
     if (value === undefined) delete childEnv[name];
     else childEnv[name] = value;
   }
-  const args = options.entry === 'dist' ? ['dist/main.js'] : ['-r', 'ts-node/register/transpile-only', 'src/main.ts'];
-  const child = spawn(process.execPath, args, { cwd: options.cwd ?? PROJECT_ROOT, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['dist/main.js'], { cwd: options.cwd ?? PROJECT_ROOT, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   let err = '';
   let both = '';
@@ -45,13 +41,12 @@ export function startService(
   return { child, stdout: () => out, stderr: () => err, output: () => both, exit, exited: exit.then(({ code }) => code) };
 }
 
-/** The production process, `node dist/main.js` (build it first), as the shutdown and log tests run it. */
+/** The production process with the settings the shutdown and log tests run it with. */
 export function startBuiltService(env: Record<string, string>): ServiceProcess {
   // Limits out of the way unless `env` sets them: with REDIS_URL (as CI sets it) the counters are
   // shared by every process of the run, and these tests are about the process, not the limits.
   return startService(
     { LOG_LEVEL: 'info', MIGRATE_ON_START: 'false', HOST: '127.0.0.1', IP_RATE_LIMIT: '1000000', ORG_RATE_LIMIT: '1000000', ...env },
-    { entry: 'dist' },
   );
 }
 
@@ -89,7 +84,7 @@ export async function stopService(service: ServiceProcess): Promise<number | nul
 }
 
 /**
- * For a file that tests the production process: builds dist/ once, gives the file a database of its
+ * For a file that tests the production process: gives the file a database of its
  * own, kills a service a test left running (after each test) and drops the database at the end.
  */
 export function useBuiltService() {
@@ -115,7 +110,7 @@ export function useBuiltService() {
     },
   };
   beforeAll(async () => {
-    execFileSync('npm', ['run', '--silent', 'build'], { cwd: PROJECT_ROOT, stdio: 'pipe' });
+    ensureBuilt();
     built.database = await createTestDatabase();
   });
   afterEach(() => {

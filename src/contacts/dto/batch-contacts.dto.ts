@@ -1,10 +1,8 @@
 import { ApiProperty, ApiSchema } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { ArrayMaxSize, ArrayNotEmpty, IsArray, IsDefined, ValidateBy, ValidateNested } from 'class-validator';
-import { RequestErrorCode } from '../../errors/error-codes';
-import { BEFORE_ENTRIES } from '../../validation/before-entries';
+import { ValidateBy, ValidateNested } from 'class-validator';
+import { BatchArray } from '../../validation/batch-array.decorator';
 import { KnownKeysOnly } from '../../validation/known-keys.decorator';
-import type { ConstraintContext } from '../../validation/request-validation.pipe';
 import { BATCH_LIMIT } from '../contact-input.shape';
 import { CreateContactDto } from './create-contact.dto';
 
@@ -19,9 +17,6 @@ const EachIsObject = () =>
       defaultMessage: (args) => `$path[${(args?.value as unknown[]).findIndex((entry) => !isObject(entry))}] must be an object`,
     },
   });
-
-const batchLimit: ConstraintContext = { code: RequestErrorCode.BATCH_LIMIT_EXCEEDED };
-const groups = [BEFORE_ENTRIES];
 
 /**
  * Body of POST /api/v2/contacts/batch: `{ "contacts": [ ... ] }`, 1 to 50 entries. Decorators run
@@ -40,14 +35,7 @@ export class BatchContactsDto {
   })
   @ValidateNested({ each: true })
   @EachIsObject()
-  @ArrayMaxSize(BATCH_LIMIT, {
-    groups,
-    context: batchLimit,
-    message: (args) => `A batch holds at most ${BATCH_LIMIT} contacts; ${(args.value as unknown[]).length} were sent`,
-  })
-  @ArrayNotEmpty({ groups, message: '$path must not be empty' })
-  @IsArray({ groups, message: '$path must be an array of contact objects' })
-  @IsDefined({ groups, message: '$path is required' })
+  @BatchArray({ limit: BATCH_LIMIT, entries: 'contacts', arrayOf: 'contact objects' })
   @Type(() => CreateContactDto)
   contacts!: CreateContactDto[];
 }

@@ -75,7 +75,7 @@ function resultModels<TBase extends Constructor>(Base: TBase, prefix: string) {
       @ApiProperty({ enum: ['failed'] })
       status!: 'failed';
 
-      @ApiProperty({ enum: codes, description: 'The first per-contact rule that failed (contract section 4)' })
+      @ApiProperty({ enum: codes, description: 'The first per-contact rule that failed (docs/api.md, "Rules and codes")' })
       code!: ContactErrorCode;
 
       @ApiProperty()
