@@ -62,6 +62,11 @@ const envSchema = z.object({
   HEADERS_TIMEOUT_MS: positiveInt.default(10000),
   /** Longest time to receive a body once the server starts reading it; then 408, connection closed. */
   BODY_TIMEOUT_MS: positiveInt.default(30000),
+  /** Days change events are kept (docs/events.md, "Retention"); fractions allowed (tests use seconds' worth). */
+  EVENT_RETENTION_DAYS: z.coerce
+    .number({ message: 'must be a number of days' })
+    .refine((days) => Number.isFinite(days) && days > 0, 'must be a number of days greater than 0')
+    .default(7),
 })
   // A lock wait must end before the statement timeout, or it is reported as the database failing.
   .superRefine((config, ctx) => {

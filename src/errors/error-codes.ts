@@ -16,6 +16,8 @@ export enum RequestErrorCode {
   /** A contact is always in at least one list: delete it instead. */
   LAST_LIST_MEMBERSHIP = 'LAST_LIST_MEMBERSHIP',
   FIELD_KEY_TAKEN = 'FIELD_KEY_TAKEN',
+  /** An events feed cursor behind the retention boundary (docs/events.md). */
+  CURSOR_EXPIRED = 'CURSOR_EXPIRED',
   PAYLOAD_TOO_LARGE = 'PAYLOAD_TOO_LARGE',
   RATE_LIMIT_EXCEEDED = 'RATE_LIMIT_EXCEEDED',
   /** Headers or body not received in time; the connection is closed. */
@@ -53,6 +55,8 @@ export function httpStatusOf(code: RequestErrorCode): number {
     case RequestErrorCode.LAST_LIST_MEMBERSHIP:
     case RequestErrorCode.FIELD_KEY_TAKEN:
       return 409;
+    case RequestErrorCode.CURSOR_EXPIRED:
+      return 410;
     case RequestErrorCode.PAYLOAD_TOO_LARGE:
       return 413;
     case RequestErrorCode.RATE_LIMIT_EXCEEDED:
