@@ -47,7 +47,12 @@ export const LOCK_EMAILS = defineStatement<{ locked: number }>({
 /**
  * The contacts of organization $1 with the (normalized) emails $2, with list ids (oldest
  * membership first), when each membership was made (same order: the pipeline's events show the
- * list ids after a change in the order GET /contacts/{email} will) and suppression.
+ * list ids after a change in the order GET /contacts/{email} will) and suppression. One probe of
+ * the (organization_id, email) key per email (a LATERAL probe per element of $2), not
+ * `c.email = ANY($2)`, because without table statistics (a young table before autovacuum's
+ * ANALYZE) the planner took the other index that starts with organization_id,
+ * (organization_id, updated_at), and read every contact of the organization (8.4 ms per batch in
+ * the bench's batchCreate instead of 0.2 ms).
  */
 export const CONTACT_ROWS = `
     SELECT c.id, c.email, ${STANDARD_COLUMNS.map((column) => `c.${column}`).join(', ')},
@@ -64,8 +69,9 @@ export const CONTACT_ROWS = `
            ) AS list_added_at,
            (SELECT s.reason::text FROM suppressions s
              WHERE s.organization_id = c.organization_id AND s.email = c.email) AS suppression_reason
-    FROM contacts c
-    WHERE c.organization_id = $1 AND c.email = ANY($2::text[])`;
+    FROM unnest($2::text[]) AS wanted(email)
+    -- LIMIT 1 (the key is unique) keeps this a probe per email: never flattened into a join
+    CROSS JOIN LATERAL (SELECT * FROM contacts WHERE organization_id = $1 AND email = wanted.email LIMIT 1) AS c`;
 
 export interface RuleContextRow {
   /** The transaction's now(), as the timestamptz(3) columns store it (the written rows' times). */

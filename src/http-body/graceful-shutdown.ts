@@ -5,22 +5,33 @@ interface Tracked {
   /** Sockets with no request being answered: idle keep-alive, bare TCP, half-sent headers. */
   sockets: Map<Socket, Set<ServerResponse>>;
   draining: boolean;
-  /** Aborted when the drain starts: a body still arriving then gets a short grace, not its full timeout. */
-  drain: AbortController;
+  /** Told when the drain starts: a body still arriving then gets a short grace, not its full timeout. */
+  onDrain: Set<() => void>;
 }
 
 const tracked = new WeakMap<Server, Tracked>();
-const drainSignals = new WeakMap<IncomingMessage, AbortSignal>();
+const trackedRequests = new WeakMap<IncomingMessage, Tracked>();
 
 /**
- * Aborted when SIGTERM's drain starts (already aborted for a request arriving during it); undefined
- * for a server that is not tracked. The body reader listens to it: an upload that has not arrived
- * within DRAIN_BODY_GRACE_MS of the drain is answered 503 and closed, so one slow uploader never
- * holds a rolling deploy for SHUTDOWN_TIMEOUT_MS.
+ * Calls `listener` when SIGTERM's drain starts (at once if it already has); returns what stops
+ * listening. Does nothing for a request of a server that is not tracked. The body reader listens:
+ * an upload that has not arrived within DRAIN_BODY_GRACE_MS of the drain is answered 503 and
+ * closed, so one slow uploader never holds a rolling deploy for SHUTDOWN_TIMEOUT_MS.
+ * (A plain Set, not an AbortSignal's listeners: every body being read adds one, and an
+ * EventTarget warns past 10 listeners and finds the one to remove by walking them all.)
  */
-export function drainSignalOf(req: IncomingMessage): AbortSignal | undefined {
-  return drainSignals.get(req);
+export function onDrainStart(req: IncomingMessage, listener: () => void): () => void {
+  const state = trackedRequests.get(req);
+  if (!state) return noop;
+  if (state.draining) {
+    listener();
+    return noop;
+  }
+  state.onDrain.add(listener);
+  return () => state.onDrain.delete(listener);
 }
+
+const noop = (): void => undefined;
 
 /** How long a request body still arriving when the drain starts may take to finish arriving. */
 export const DRAIN_BODY_GRACE_MS = 500;
@@ -30,7 +41,7 @@ export const DRAIN_BODY_GRACE_MS = 500;
  * can tell a connection carrying a request from one that carries none. Call before `listen`.
  */
 export function trackConnections(server: Server): void {
-  const state: Tracked = { sockets: new Map(), draining: false, drain: new AbortController() };
+  const state: Tracked = { sockets: new Map(), draining: false, onDrain: new Set() };
   tracked.set(server, state);
   server.on('connection', (socket: Socket) => {
     state.sockets.set(socket, new Set());
@@ -39,7 +50,7 @@ export function trackConnections(server: Server): void {
   });
   // Also emitted for requests re-emitted from 'checkContinue' / 'checkExpectation'.
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
-    drainSignals.set(req, state.drain.signal);
+    trackedRequests.set(req, state);
     const socket = req.socket;
     const active = state.sockets.get(socket);
     if (!active) return;
@@ -67,7 +78,9 @@ export async function drainHttpServer(server: Server): Promise<void> {
   const state = tracked.get(server);
   if (state) {
     state.draining = true;
-    state.drain.abort();
+    const listeners = [...state.onDrain];
+    state.onDrain.clear();
+    for (const listener of listeners) listener();
     for (const [socket, active] of state.sockets) {
       if (active.size === 0) {
         socket.destroy();

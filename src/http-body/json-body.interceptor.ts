@@ -9,7 +9,7 @@ import { from, Observable, switchMap } from 'rxjs';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
 import { RequestError, invalidRequest } from '../errors/request-error';
 import { RequestErrorCode } from '../errors/error-codes';
-import { DRAIN_BODY_GRACE_MS, drainSignalOf } from './graceful-shutdown';
+import { DRAIN_BODY_GRACE_MS, onDrainStart } from './graceful-shutdown';
 
 const METHODS_WITH_BODY: ReadonlySet<string> = new Set(['POST', 'PATCH']);
 
@@ -187,19 +187,16 @@ function readLimited(req: Request, stream: Readable, timeoutMs: number): Promise
       timeoutMs,
     );
     let graceTimer: NodeJS.Timeout | undefined;
-    const drain = drainSignalOf(req);
-    const onDrain = () => {
+    const stopListening = onDrainStart(req, () => {
       graceTimer = setTimeout(() => abandon(shuttingDown()), DRAIN_BODY_GRACE_MS);
-    };
-    if (drain?.aborted) onDrain();
-    else drain?.addEventListener('abort', onDrain, { once: true });
+    });
     bodyReaders.set(req, (error) => finish(error));
     const finish = (outcome: Buffer | 'too-large' | RequestError) => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
       clearTimeout(graceTimer);
-      drain?.removeEventListener('abort', onDrain);
+      stopListening();
       bodyReaders.delete(req);
       stream.off('data', onData);
       if (stream !== req) {
