@@ -44,11 +44,11 @@ export const LOCK_EMAILS = defineStatement<{ locked: number }>({
 });
 
 /**
- * The contacts of organization $1 with the (normalized) emails $2, with list ids (oldest
- * membership first) and suppression.
+ * The columns of a contact row (ContactRow, contacts.repository.ts) read from a contact aliased
+ * `c`, with its list ids (oldest membership first) and suppression: the one definition, used by
+ * CONTACT_ROWS and by the listing (contact-listing.repository.ts).
  */
-export const CONTACT_ROWS = `
-    SELECT c.id, c.email, ${STANDARD_COLUMNS.map((column) => `c.${column}`).join(', ')},
+export const CONTACT_COLUMNS = `c.id, c.email, ${STANDARD_COLUMNS.map((column) => `c.${column}`).join(', ')},
            c.custom_fields, c.created_at, c.updated_at,
            -- Per contact through the membership key, never a join over every membership: the
            -- plan stays an index lookup whatever the table statistics say.
@@ -57,7 +57,11 @@ export const CONTACT_ROWS = `
              '{}'
            ) AS list_ids,
            (SELECT s.reason::text FROM suppressions s
-             WHERE s.organization_id = c.organization_id AND s.email = c.email) AS suppression_reason
+             WHERE s.organization_id = c.organization_id AND s.email = c.email) AS suppression_reason`;
+
+/** The contacts of organization $1 with the (normalized) emails $2 (CONTACT_COLUMNS). */
+export const CONTACT_ROWS = `
+    SELECT ${CONTACT_COLUMNS}
     FROM contacts c
     WHERE c.organization_id = $1 AND c.email = ANY($2::text[])`;
 
@@ -137,7 +141,12 @@ function writeText(withStoredAnswer: boolean): string {
   const org = p.add('organization');
   const createdArrays = created.map((column) => `${p.add(column)}::text[]`);
   const updatedArrays = updated.map((column) => `${p.add(column)}::text[]`);
-  const membershipArrays = [`${p.add('contact_id')}::text[]`, `${p.add('list_id')}::text[]`, `${p.add('new_contact')}::boolean[]`];
+  const membershipArrays = [
+    `${p.add('contact_id')}::text[]`,
+    `${p.add('list_id')}::text[]`,
+    `${p.add('new_contact')}::boolean[]`,
+    `${p.add('membership_email')}::text[]`,
+  ];
   const storedAnswer = withStoredAnswer ? `, stored AS (${storedResponseInsert(p)})` : '';
   return `WITH inserted AS (
         INSERT INTO contacts (id, organization_id, email, ${STANDARD_COLUMNS.join(', ')}, custom_fields, created_at, updated_at)
@@ -155,9 +164,9 @@ function writeText(withStoredAnswer: boolean): string {
         WHERE c.id = r.id AND c.organization_id = ${org}
         RETURNING c.id
       ), added_memberships AS (
-        INSERT INTO list_memberships (contact_id, list_id)
-        SELECT m.contact_id, m.list_id
-        FROM unnest(${membershipArrays.join(', ')}) AS m(contact_id, list_id, new_contact)
+        INSERT INTO list_memberships (contact_id, list_id, email)
+        SELECT m.contact_id, m.list_id, m.email
+        FROM unnest(${membershipArrays.join(', ')}) AS m(contact_id, list_id, new_contact, email)
         WHERE NOT m.new_contact OR m.contact_id IN (SELECT id FROM inserted)
         ON CONFLICT DO NOTHING
       )${storedAnswer}
@@ -171,11 +180,13 @@ const emptyWrite = (organizationId: string) => [
   [],
   [],
   [],
+  [],
 ];
 
 /**
  * Every write of a request in ONE statement: new contacts, updated contacts (the whole merged
- * row, updated_at bumped) and added memberships (never removed; an existing one stays as it is).
+ * row, updated_at bumped) and added memberships (never removed; an existing one stays as it is;
+ * each with its contact's email, the listing's order by list).
  * Returns how many contacts were inserted. ON CONFLICT is a safety net: the unique index is the
  * authority, so a row someone else inserted meanwhile is reported (by the count) instead of
  * failing the statement, and the memberships of a contact that was not inserted are left out.
