@@ -1,9 +1,11 @@
 import { Module } from '@nestjs/common';
 import { PrismaService } from '../database/prisma.service';
+import { StatementRegistry } from '../database/statements';
 import { ErasureSecrets } from '../suppressions/erasure-secrets';
 import { SuppressionsModule } from '../suppressions/suppressions.module';
 import { ErasureController } from './erasure.controller';
 import { ErasureService } from './erasure.service';
+import { ERASURE_STATEMENTS } from './erasure.statements';
 
 @Module({
   imports: [SuppressionsModule],
@@ -16,4 +18,8 @@ import { ErasureService } from './erasure.service';
     },
   ],
 })
-export class ErasureModule {}
+export class ErasureModule {
+  constructor(statements: StatementRegistry) {
+    statements.register(ERASURE_STATEMENTS);
+  }
+}

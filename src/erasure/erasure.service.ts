@@ -4,7 +4,7 @@ import { lockEmails } from '../contacts/email-locks';
 import { normalizeEmail } from '../contacts/email';
 import type { PrismaClient } from '../generated/prisma/client';
 import { ErasureSecrets } from '../suppressions/erasure-secrets';
-import { SuppressionsRepository } from '../suppressions/suppressions.repository';
+import { ERASE_ADDRESS, type ErasedRow } from './erasure.statements';
 
 export interface ErasureOutcome {
   contactDeleted: boolean;
@@ -20,8 +20,6 @@ export interface ErasureOutcome {
  * or runs after (and meets the erased suppression).
  */
 export class ErasureService {
-  private readonly suppressions = new SuppressionsRepository();
-
   constructor(
     private readonly prisma: PrismaClient,
     private readonly secrets: ErasureSecrets,
@@ -38,20 +36,21 @@ export class ErasureService {
     const hash = (await this.secrets.hasherFor(organizationId))(email);
     return this.prisma.$transaction(async (tx) => {
       await lockEmails(tx, organizationId, [email]);
-      // Its memberships go with it (ON DELETE CASCADE).
-      const contacts = await tx.contact.deleteMany({ where: { organizationId, email } });
-      const suppressionKept = await this.suppressions.keepAsHash(tx, organizationId, email, hash);
-      // The whole answer goes, even a batch's that held other addresses: found through the GIN
-      // index on stored_responses.emails, never by reading bodies.
-      const answers =
-        email.length <= INDEXED_EMAIL_MAX_LENGTH
-          ? await tx.storedResponse.deleteMany({ where: { organizationId, emails: { has: email } } })
-          : // Too long for the index (and for an address): found in the bodies, as the JSON string they hold.
-            { count: await tx.$executeRaw`DELETE FROM stored_responses WHERE organization_id = ${organizationId} AND strpos(body::text, ${JSON.stringify(email)}) > 0` };
+      // One statement (ERASE_ADDRESS): the contact with its memberships, the suppression kept as
+      // its hash, every stored answer holding the address (the whole answer, even a batch's that
+      // held other addresses: found through the GIN index on stored_responses.emails).
+      const [erased] = await tx.$queryRawUnsafe<ErasedRow[]>(
+        ERASE_ADDRESS.text,
+        organizationId,
+        email,
+        hash,
+        email.length <= INDEXED_EMAIL_MAX_LENGTH,
+        JSON.stringify(email),
+      );
       return {
-        contactDeleted: contacts.count > 0,
-        suppressionKept,
-        storedAnswersErased: answers.count,
+        contactDeleted: erased.contact_deleted,
+        suppressionKept: erased.suppression_kept,
+        storedAnswersErased: erased.stored_answers_erased,
         // No change events are stored yet (docs/api.md, "Change events" is not built): nothing to redact.
         eventsRedacted: 0,
       };

@@ -73,11 +73,20 @@ export class ContactListingRepository {
     if (driver === 'members') conditions.push(Prisma.sql`d.list_id = ${listId}`);
     if (driver === 'suppressions') conditions.push(Prisma.sql`d.organization_id = ${organizationId}`);
     if (query.after !== null) conditions.push(Prisma.sql`${key} > ${query.after}`);
-    if (listId !== null && driver !== 'members') {
+    // The other filters probe by the walked row's own email where it has one (d.email), so a row
+    // they reject is dropped before its contact is read.
+    if (listId !== null && driver === 'suppressions') {
+      // The cursor's bound repeated for the members: a merge of both walks starts at the cursor.
+      const bound = query.after === null ? Prisma.empty : Prisma.sql` AND lm.email COLLATE "C" > ${query.after}`;
+      conditions.push(
+        Prisma.sql`EXISTS (SELECT 1 FROM list_memberships lm WHERE lm.list_id = ${listId} AND lm.email COLLATE "C" = d.email COLLATE "C"${bound})`,
+      );
+    } else if (listId !== null && driver !== 'members') {
       conditions.push(Prisma.sql`EXISTS (SELECT 1 FROM list_memberships lm WHERE lm.contact_id = c.id AND lm.list_id = ${listId})`);
     }
     if (suppressed !== null && !(suppressed && driver === 'suppressions')) {
-      const exists = Prisma.sql`EXISTS (SELECT 1 FROM suppressions ss WHERE ss.organization_id = c.organization_id AND ss.email = c.email)`;
+      const email = driver === 'members' ? Prisma.sql`d.email` : Prisma.sql`c.email`;
+      const exists = Prisma.sql`EXISTS (SELECT 1 FROM suppressions ss WHERE ss.organization_id = ${organizationId} AND ss.email = ${email})`;
       conditions.push(suppressed ? exists : Prisma.sql`NOT ${exists}`);
     }
     if (updatedSince !== null) conditions.push(Prisma.sql`c.updated_at >= ${updatedSince}`);
@@ -118,8 +127,8 @@ export class ContactListingRepository {
     const [counts] = await this.prisma.$queryRaw<Array<{ updated: number | null; members: number | null; suppressions: number | null }>>`
       SELECT
         ${updatedSince === null ? none : count(Prisma.sql`SELECT 1 FROM contacts WHERE organization_id = ${organizationId} AND updated_at >= ${updatedSince}`)} AS updated,
-        ${listId === null ? none : count(Prisma.sql`SELECT 1 FROM list_memberships WHERE list_id = ${listId}`)} AS members,
-        ${bySuppression ? count(Prisma.sql`SELECT 1 FROM suppressions WHERE organization_id = ${organizationId}`) : none} AS suppressions`;
+        ${listId !== null && bySuppression ? count(Prisma.sql`SELECT 1 FROM list_memberships WHERE list_id = ${listId}`) : none} AS members,
+        ${listId !== null && bySuppression ? count(Prisma.sql`SELECT 1 FROM suppressions WHERE organization_id = ${organizationId}`) : none} AS suppressions`;
     if (counts.updated !== null && counts.updated <= GATHER_UPDATED_MAX) return 'updated';
     if (listId !== null && bySuppression) return (counts.suppressions ?? 0) < (counts.members ?? 0) ? 'suppressions' : 'members';
     return listId !== null ? 'members' : bySuppression ? 'suppressions' : 'contacts';
