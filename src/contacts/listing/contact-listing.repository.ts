@@ -63,7 +63,9 @@ export class ContactListingRepository {
 
     const from: Record<Driver, Prisma.Sql> = {
       contacts: Prisma.sql`contacts c`,
-      members: Prisma.sql`list_memberships d JOIN contacts c ON c.id = d.contact_id`,
+      // Through the email: the members walk is index-only, and members next to each other in
+      // email order find their contacts next to each other in contacts_organization_id_email_c_idx.
+      members: Prisma.sql`list_memberships d JOIN contacts c ON c.organization_id = ${organizationId} AND c.email COLLATE "C" = d.email COLLATE "C"`,
       suppressions: Prisma.sql`suppressions d JOIN contacts c ON c.organization_id = d.organization_id AND c.email = d.email`,
       updated: Prisma.sql`contacts c`,
     };
@@ -73,6 +75,8 @@ export class ContactListingRepository {
     if (driver === 'members') conditions.push(Prisma.sql`d.list_id = ${listId}`);
     if (driver === 'suppressions') conditions.push(Prisma.sql`d.organization_id = ${organizationId}`);
     if (query.after !== null) conditions.push(Prisma.sql`${key} > ${query.after}`);
+    // Repeated for the contacts when another table is walked: a merge join of both starts at the cursor too.
+    if (query.after !== null && (driver === 'members' || driver === 'suppressions')) conditions.push(Prisma.sql`c.email COLLATE "C" > ${query.after}`);
     // The other filters probe by the walked row's own email where it has one (d.email), so a row
     // they reject is dropped before its contact is read.
     if (listId !== null && driver === 'suppressions') {
@@ -99,8 +103,10 @@ export class ContactListingRepository {
       driver === 'updated'
         ? // Gathered through the updated_at index (MATERIALIZED: planned alone, without the LIMIT
           // that would make the planner walk email order), then sorted.
-          Prisma.sql`WITH matched AS MATERIALIZED (SELECT c.* FROM contacts c WHERE ${where})
-            SELECT * FROM matched c ORDER BY c.email COLLATE "C" LIMIT ${limit}::int`
+          // Only (id, email) are kept and sorted; the page's rows are read after.
+          Prisma.sql`WITH matched AS MATERIALIZED (SELECT c.id, c.email FROM contacts c WHERE ${where}),
+            chosen AS (SELECT id, email FROM matched ORDER BY email COLLATE "C" LIMIT ${limit}::int)
+            SELECT c.* FROM chosen JOIN contacts c ON c.id = chosen.id`
         : Prisma.sql`SELECT c.* FROM ${from[driver]} WHERE ${where} ORDER BY ${key} LIMIT ${limit}::int`;
     const rows = await this.prisma.$queryRaw<ContactRow[]>`
       SELECT ${Prisma.raw(CONTACT_COLUMNS)}
