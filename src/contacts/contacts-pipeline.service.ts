@@ -165,9 +165,9 @@ export class ContactsPipelineService {
       creates: creates.map((plan) => ({ id: idOf(plan), email: plan.email, standard: plan.standard, custom: plan.custom })),
       updates: updates.map((plan) => ({ id: plan.contactId, email: plan.email, standard: plan.standard, custom: plan.custom })),
       memberships: [
-        ...creates.flatMap((plan) => plan.listIds.map((listId) => ({ contactId: idOf(plan), listId, newContact: true }))),
+        ...creates.flatMap((plan) => plan.listIds.map((listId) => ({ contactId: idOf(plan), listId, newContact: true, email: plan.email }))),
         ...updates.flatMap((plan) =>
-          plan.addedListIds.map((listId) => ({ contactId: plan.contactId, listId, newContact: false })),
+          plan.addedListIds.map((listId) => ({ contactId: plan.contactId, listId, newContact: false, email: plan.email })),
         ),
       ],
       events: contactEvents(organizationId, plans, createdIds, context),

@@ -173,6 +173,7 @@ export class ContactsRepository {
       memberships.map((m) => m.contactId),
       memberships.map((m) => m.listId),
       memberships.map((m) => m.newContact),
+      memberships.map((m) => m.email),
       ...eventInsertValues(stored.requestId, changes.events),
     ];
     const [row] = await runIn(tx, WRITE_CONTACTS_AND_ANSWER, [
@@ -188,6 +189,8 @@ export interface MembershipWrite {
   listId: string;
   /** The contact is created by the same statement (its membership waits for the insert). */
   newContact: boolean;
+  /** The contact's (normalized) email: list_memberships keeps it for the listing by list. */
+  email: string;
 }
 
 function columnsOf(rows: ContactRowWrite[]) {

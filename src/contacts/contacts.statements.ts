@@ -45,17 +45,11 @@ export const LOCK_EMAILS = defineStatement<{ locked: number }>({
 });
 
 /**
- * The contacts of organization $1 with the (normalized) emails $2, with list ids (oldest
- * membership first), when each membership was made (same order: the pipeline's events show the
- * list ids after a change in the order GET /contacts/{email} will) and suppression. One probe of
- * the (organization_id, email) key per email (a LATERAL probe per element of $2), not
- * `c.email = ANY($2)`, because without table statistics (a young table before autovacuum's
- * ANALYZE) the planner took the other index that starts with organization_id,
- * (organization_id, updated_at), and read every contact of the organization (8.4 ms per batch in
- * the bench's batchCreate instead of 0.2 ms).
+ * The columns of a contact row (ContactRow, contacts.repository.ts) read from a contact aliased
+ * `c`, with its list ids (oldest membership first) and suppression: the one definition, used by
+ * CONTACT_ROWS and by the listing (contact-listing.repository.ts).
  */
-export const CONTACT_ROWS = `
-    SELECT c.id, c.email, ${STANDARD_COLUMNS.map((column) => `c.${column}`).join(', ')},
+export const CONTACT_COLUMNS = `c.id, c.email, ${STANDARD_COLUMNS.map((column) => `c.${column}`).join(', ')},
            c.custom_fields, c.created_at, c.updated_at,
            -- Per contact through the membership key, never a join over every membership: the
            -- plan stays an index lookup whatever the table statistics say.
@@ -63,12 +57,24 @@ export const CONTACT_ROWS = `
              (SELECT array_agg(m.list_id ORDER BY m.created_at, m.list_id) FROM list_memberships m WHERE m.contact_id = c.id),
              '{}'
            ) AS list_ids,
+           (SELECT s.reason::text FROM suppressions s
+             WHERE s.organization_id = c.organization_id AND s.email = c.email) AS suppression_reason`;
+
+/**
+ * The contacts of organization $1 with the (normalized) emails $2 (CONTACT_COLUMNS), and when each
+ * membership was made (same order as list_ids: the pipeline's events show the list ids after a
+ * change in the order GET /contacts/{email} will). One probe of the (organization_id, email) key
+ * per email (a LATERAL probe per element of $2), not `c.email = ANY($2)`, because without table
+ * statistics (a young table before autovacuum's ANALYZE) the planner took the other index that
+ * starts with organization_id, (organization_id, updated_at), and read every contact of the
+ * organization (8.4 ms per batch in the bench's batchCreate instead of 0.2 ms).
+ */
+export const CONTACT_ROWS = `
+    SELECT ${CONTACT_COLUMNS},
            COALESCE(
              (SELECT array_agg(m.created_at ORDER BY m.created_at, m.list_id) FROM list_memberships m WHERE m.contact_id = c.id),
              '{}'
-           ) AS list_added_at,
-           (SELECT s.reason::text FROM suppressions s
-             WHERE s.organization_id = c.organization_id AND s.email = c.email) AS suppression_reason
+           ) AS list_added_at
     FROM unnest($2::text[]) AS wanted(email)
     -- LIMIT 1 (the key is unique) keeps this a probe per email: never flattened into a join
     CROSS JOIN LATERAL (SELECT * FROM contacts WHERE organization_id = $1 AND email = wanted.email LIMIT 1) AS c`;
@@ -152,7 +158,12 @@ function writeText(withStoredAnswer: boolean): string {
   const org = p.add('organization');
   const createdArrays = created.map((column) => `${p.add(column)}::text[]`);
   const updatedArrays = updated.map((column) => `${p.add(column)}::text[]`);
-  const membershipArrays = [`${p.add('contact_id')}::text[]`, `${p.add('list_id')}::text[]`, `${p.add('new_contact')}::boolean[]`];
+  const membershipArrays = [
+    `${p.add('contact_id')}::text[]`,
+    `${p.add('list_id')}::text[]`,
+    `${p.add('new_contact')}::boolean[]`,
+    `${p.add('membership_email')}::text[]`,
+  ];
   const events = eventsInsert(p, org);
   const storedAnswer = withStoredAnswer ? `, stored AS (${storedResponseInsert(p)})` : '';
   return `WITH inserted AS (
@@ -171,9 +182,9 @@ function writeText(withStoredAnswer: boolean): string {
         WHERE c.id = r.id AND c.organization_id = ${org}
         RETURNING c.id
       ), added_memberships AS (
-        INSERT INTO list_memberships (contact_id, list_id)
-        SELECT m.contact_id, m.list_id
-        FROM unnest(${membershipArrays.join(', ')}) AS m(contact_id, list_id, new_contact)
+        INSERT INTO list_memberships (contact_id, list_id, email)
+        SELECT m.contact_id, m.list_id, m.email
+        FROM unnest(${membershipArrays.join(', ')}) AS m(contact_id, list_id, new_contact, email)
         WHERE NOT m.new_contact OR m.contact_id IN (SELECT id FROM inserted)
         ON CONFLICT DO NOTHING
       ), written_events AS (
@@ -189,13 +200,15 @@ const emptyWrite = (organizationId: string) => [
   [],
   [],
   [],
+  [],
   ...NO_EVENT_VALUES,
 ];
 
 /**
  * Every write of a request in ONE statement: new contacts, updated contacts (the whole merged
- * row, updated_at bumped), added memberships (never removed; an existing one stays as it is) and
- * their change events (contact.created / contact.updated, src/events).
+ * row, updated_at bumped), added memberships (never removed; an existing one stays as it is;
+ * each with its contact's email, the listing's order by list) and their change events
+ * (contact.created / contact.updated, src/events).
  * Returns how many contacts were inserted. ON CONFLICT is a safety net: the unique index is the
  * authority, so a row someone else inserted meanwhile is reported (by the count) instead of
  * failing the statement, and the memberships of a contact that was not inserted are left out.

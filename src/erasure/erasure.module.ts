@@ -1,11 +1,13 @@
 import { Module } from '@nestjs/common';
 import { PrismaService } from '../database/prisma.service';
+import { StatementRegistry } from '../database/statements';
 import { EventsModule } from '../events/events.module';
 import { EventsRepository } from '../events/events.repository';
 import { ErasureSecrets } from '../suppressions/erasure-secrets';
 import { SuppressionsModule } from '../suppressions/suppressions.module';
 import { ErasureController } from './erasure.controller';
 import { ErasureService } from './erasure.service';
+import { ERASURE_STATEMENTS } from './erasure.statements';
 
 @Module({
   imports: [SuppressionsModule, EventsModule],
@@ -18,4 +20,8 @@ import { ErasureService } from './erasure.service';
     },
   ],
 })
-export class ErasureModule {}
+export class ErasureModule {
+  constructor(statements: StatementRegistry) {
+    statements.register(ERASURE_STATEMENTS);
+  }
+}

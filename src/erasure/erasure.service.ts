@@ -6,7 +6,7 @@ import { EventsRepository } from '../events/events.repository';
 import { redactEventsOf } from '../events/event-redaction';
 import type { PrismaClient } from '../generated/prisma/client';
 import { ErasureSecrets } from '../suppressions/erasure-secrets';
-import { SuppressionsRepository } from '../suppressions/suppressions.repository';
+import { ERASE_ADDRESS, type ErasedRow } from './erasure.statements';
 
 export interface ErasureOutcome {
   contactDeleted: boolean;
@@ -23,8 +23,6 @@ export interface ErasureOutcome {
  * redacted (they stay, without it) and `contact.erased` is written, in the same transaction.
  */
 export class ErasureService {
-  private readonly suppressions = new SuppressionsRepository();
-
   constructor(
     private readonly prisma: PrismaClient,
     private readonly secrets: ErasureSecrets,
@@ -43,18 +41,18 @@ export class ErasureService {
     const hash = (await this.secrets.hasherFor(organizationId))(email);
     return this.prisma.$transaction(async (tx) => {
       await lockEmails(tx, organizationId, [email]);
-      // Its memberships go with it (ON DELETE CASCADE). Its id finds its events and names it in contact.erased.
-      const deleted = await tx.$queryRaw<Array<{ id: string }>>`
-        DELETE FROM contacts WHERE organization_id = ${organizationId} AND email = ${email} RETURNING id`;
-      const contactIds = deleted.map((row) => row.id);
-      const suppressionKept = await this.suppressions.keepAsHash(tx, organizationId, email, hash);
-      // The whole answer goes, even a batch's that held other addresses: found through the GIN
-      // index on stored_responses.emails, never by reading bodies.
-      const answers =
-        email.length <= INDEXED_EMAIL_MAX_LENGTH
-          ? await tx.storedResponse.deleteMany({ where: { organizationId, emails: { has: email } } })
-          : // Too long for the index (and for an address): found in the bodies, as the JSON string they hold.
-            { count: await tx.$executeRaw`DELETE FROM stored_responses WHERE organization_id = ${organizationId} AND strpos(body::text, ${JSON.stringify(email)}) > 0` };
+      // One statement (ERASE_ADDRESS): the contact with its memberships, the suppression kept as
+      // its hash, every stored answer holding the address (the whole answer, even a batch's that
+      // held other addresses: found through the GIN index on stored_responses.emails).
+      const [erased] = await tx.$queryRawUnsafe<ErasedRow[]>(
+        ERASE_ADDRESS.text,
+        organizationId,
+        email,
+        hash,
+        email.length <= INDEXED_EMAIL_MAX_LENGTH,
+        JSON.stringify(email),
+      );
+      const contactIds = erased.contact_ids;
       // Every earlier event of the address or of the contact keeps its place in the feed, without the address.
       const eventsRedacted = await redactEventsOf(tx, organizationId, email, contactIds);
       // Only the id: the event announces the erasure without naming what was erased.
@@ -62,7 +60,12 @@ export class ErasureService {
         tx,
         contactIds.map((id) => ({ organizationId, type: 'contact.erased', requestId, contactId: id, email: null, data: { contact: { id } } })),
       );
-      return { contactDeleted: contactIds.length > 0, suppressionKept, storedAnswersErased: answers.count, eventsRedacted };
+      return {
+        contactDeleted: erased.contact_deleted,
+        suppressionKept: erased.suppression_kept,
+        storedAnswersErased: erased.stored_answers_erased,
+        eventsRedacted,
+      };
     });
   }
 }

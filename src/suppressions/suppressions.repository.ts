@@ -49,24 +49,6 @@ export class SuppressionsRepository {
   }
 
   /**
-   * Erasure: the plain suppression of `email` becomes an erased one under `hash` (reason and time
-   * kept). True when the address is suppressed afterwards (it was, plainly or already erased).
-   */
-  async keepAsHash(tx: Prisma.TransactionClient, organizationId: string, email: string, hash: string): Promise<boolean> {
-    const plain = await tx.suppression.findUnique({ where: { organizationId_email: { organizationId, email } } });
-    if (plain) {
-      // The plain one is the newer word on this address (an erased one exists beside it only if an
-      // operator suppressed the address again): it replaces any erased one.
-      await tx.erasedSuppression.deleteMany({ where: { organizationId, emailHash: hash } });
-      await tx.erasedSuppression.create({ data: { organizationId, emailHash: hash, reason: plain.reason, createdAt: plain.createdAt } });
-      await tx.suppression.delete({ where: { organizationId_email: { organizationId, email } } });
-      return true;
-    }
-    const erased = await tx.erasedSuppression.findUnique({ where: { organizationId_emailHash: { organizationId, emailHash: hash } } });
-    return erased !== null;
-  }
-
-  /**
    * One page of plain suppressions by email in byte order (COLLATE "C", docs/api.md "Listing
    * suppressions"), after `after` when given, optionally of one reason: keyset, never OFFSET.
    */

@@ -48,6 +48,8 @@ async function buildFromSchema(schemaPath: string): Promise<{ database: TestData
  */
 const MIGRATION_ONLY_INDEXES = [
   'CREATE INDEX contacts_organization_id_email_c_idx ON public.contacts USING btree (organization_id, email COLLATE "C")',
+  'CREATE INDEX list_memberships_list_id_email_c_idx ON public.list_memberships USING btree (list_id, email COLLATE "C")',
+  'CREATE INDEX suppressions_organization_id_email_c_idx ON public.suppressions USING btree (organization_id, email COLLATE "C")',
 ];
 
 /**

@@ -31,7 +31,7 @@ export class ListCopiesRepository {
   /** Every member of `fromListId` joins `toListId`, set-based: one statement whatever the size. */
   copyMembers(tx: Prisma.TransactionClient, fromListId: string, toListId: string): Promise<number> {
     return tx.$executeRaw`
-      INSERT INTO list_memberships (contact_id, list_id)
-      SELECT contact_id, ${toListId} FROM list_memberships WHERE list_id = ${fromListId}`;
+      INSERT INTO list_memberships (contact_id, list_id, email)
+      SELECT contact_id, ${toListId}, email FROM list_memberships WHERE list_id = ${fromListId}`;
   }
 }

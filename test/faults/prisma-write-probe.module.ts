@@ -25,10 +25,10 @@ class PrismaWriteProbeController {
     return this.prisma.$transaction(async (tx) => {
       const contacts = [];
       for (const email of probeEmails(tag)) {
-        contacts.push(await tx.contact.create({ data: { organizationId: caller.organizationId, email }, select: { id: true } }));
+        contacts.push(await tx.contact.create({ data: { organizationId: caller.organizationId, email }, select: { id: true, email: true } }));
       }
       await tx.$executeRaw`SELECT pg_sleep(0.02)`;
-      await tx.listMembership.createMany({ data: contacts.map((c) => ({ contactId: c.id, listId })) });
+      await tx.listMembership.createMany({ data: contacts.map((c) => ({ contactId: c.id, listId, email: c.email })) });
       return { contactIds: contacts.map((c) => c.id) };
     });
   }
