@@ -8,7 +8,8 @@
  * code (src/admin). Environment: BENCH_SECONDS (10) and BENCH_WARMUP_SECONDS (2) per scenario,
  * BENCH_BATCH_CONNECTIONS (4), BENCH_SINGLE_CONNECTIONS (16), BENCH_SKIP_BUILD=1, BENCH_NODE_ARGS (service's
  * node flags, e.g. --cpu-prof), BENCH_ONLY (comma-separated scenario names, e.g. singleCreate,rawSingle),
- * BENCH_SWEEP_CONNECTIONS (1,2,4,8,16,32) and BENCH_SWEEP_SECONDS (5) for the batchCreate saturation sweep.
+ * BENCH_SWEEP_CONNECTIONS (1,2,4,8,16,32) and BENCH_SWEEP_SECONDS (5) for the batchCreate saturation sweep,
+ * BENCH_FEED_EVENTS (50000) and BENCH_FEED_REQUESTS (300) for the events feed scenario `feed`.
  * BENCH_DATA_DIR=<folder> (embedded server only) keeps the server's data folder and the bench database
  * there, with what was loaded (state.json): a later run with the same folder and the same --existing
  * reuses them instead of loading again (migrations are applied as usual; erase takes fresh addresses).
@@ -161,6 +162,8 @@ async function main(): Promise<void> {
       );
     }
     if (wanted('batchSweep')) result.batchSweep = await runSweep(service, stats, fx, scenarios);
+    // GET /api/v2/events, pages of 1,000 (docs/performance.md, "Events feed").
+    if (wanted('feed')) result.feed = await runFeed(service, stats, db.url, fx);
     if (wanted('rawBatch')) scenarios.push(await runRaw(db.url, stats, fx, 'rawBatch', BATCH_CONNECTIONS, rawBatch));
     if (wanted('rawSingle')) scenarios.push(await runRaw(db.url, stats, fx, 'rawSingle', SINGLE_CONNECTIONS, rawSingle));
     const by = (name: string) => scenarios.find((s) => s.name === name);
@@ -554,6 +557,95 @@ async function measureListing(service: Service, stats: StatementStats, fx: Fixtu
     log(`listing ${name}: p50 ${figures[name].p50} ms, p99 ${figures[name].p99} ms, ${figures[name].meanContacts} contacts a page`);
   }
   return { pageSize: 1000, requestsPerScenario: LISTING_REQUESTS, scenarios: figures };
+}
+
+// ---------------------------------------------------------------- events feed (GET /api/v2/events)
+
+const FEED_EVENTS = Number(process.env.BENCH_FEED_EVENTS ?? 50_000);
+const FEED_REQUESTS = Number(process.env.BENCH_FEED_REQUESTS ?? 300);
+
+/**
+ * Pages of 1,000 events of the organization the scenarios above wrote to (contact.created and
+ * contact.updated, whole contacts in `data`), topped up with batch creates to BENCH_FEED_EVENTS,
+ * then ANALYZE. One request at a time: each from a random cursor of the walk (a page read at the
+ * start, whose cursors are then reused), and every tenth from the start (no `after`).
+ */
+async function runFeed(service: Service, stats: StatementStats, url: string, fx: Fixtures): Promise<Record<string, unknown>> {
+  const client = new Client({ connectionString: url });
+  await client.connect();
+  const get = async (query: string) => {
+    const started = performance.now();
+    const res = await fetch(`http://127.0.0.1:${service.port}/api/v2/events?${query}`, { headers: { authorization: `Bearer ${fx.key}` } });
+    const body = (await res.json()) as { events?: unknown[]; nextCursor?: string };
+    return { status: res.status, events: body.events?.length ?? 0, nextCursor: body.nextCursor, ms: performance.now() - started };
+  };
+  let events: number;
+  try {
+    const count = async () =>
+      Number((await client.query<{ n: string }>('SELECT count(*) AS n FROM events WHERE organization_id = $1', [fx.organizationId])).rows[0].n);
+    events = await count();
+    log(`feed: ${events} events; topping up to ${FEED_EVENTS} with batch creates`);
+    const make = batchCreate(fx);
+    while (events < FEED_EVENTS) {
+      await Promise.all(
+        Array.from({ length: 4 }, async () => {
+          const made = make();
+          const res = await fetch(`http://127.0.0.1:${service.port}${made.path}`, {
+            method: 'POST',
+            headers: { authorization: `Bearer ${fx.key}`, 'content-type': 'application/json' },
+            body: JSON.stringify(made.body),
+          });
+          await res.arrayBuffer();
+        }),
+      );
+      events += 4 * BATCH;
+    }
+    events = await count();
+    await client.query('VACUUM ANALYZE events');
+    await client.query('VACUUM ANALYZE event_commits');
+  } finally {
+    await client.end();
+  }
+  // The walk's cursors, one per page of 1,000.
+  const cursors: string[] = [];
+  let after = '';
+  for (;;) {
+    const page = await get(`limit=1000${after ? `&after=${after}` : ''}`);
+    if (page.events === 0 || !page.nextCursor) break;
+    cursors.push(after);
+    after = page.nextCursor;
+  }
+  const latencies: number[] = [];
+  let returned = 0;
+  let non200 = 0;
+  let cpuBefore: number | null = null;
+  for (let i = 0; i < FEED_REQUESTS + 5; i++) {
+    if (i === 5) {
+      await stats.reset();
+      cpuBefore = service.cpuSeconds();
+    }
+    const cursor = i % 10 === 0 ? '' : cursors[Math.floor(Math.random() * Math.max(1, cursors.length - 1))];
+    const page = await get(`limit=1000${cursor ? `&after=${cursor}` : ''}`);
+    if (i < 5) continue; // warm-up
+    if (page.status !== 200) non200++;
+    latencies.push(page.ms);
+    returned += page.events;
+  }
+  const cpuAfter = service.cpuSeconds();
+  const database = await stats.read();
+  const figures = {
+    events,
+    pageSize: 1000,
+    requests: latencies.length,
+    ...percentiles(latencies),
+    meanEvents: Math.round(returned / latencies.length),
+    non200,
+    serviceCpuMsPerRequest: cpuBefore !== null && cpuAfter !== null ? round(((cpuAfter - cpuBefore) * 1000) / latencies.length, 2) : null,
+    statementsPerRequest: database.statements === null ? null : round(database.statements / latencies.length, 2),
+    topStatements: database.top?.slice(0, 2),
+  };
+  log(`feed: p50 ${figures.p50} ms, p99 ${figures.p99} ms, ${figures.meanEvents} events a page`);
+  return figures;
 }
 
 // ---------------------------------------------------------------- raw baselines (pg directly)

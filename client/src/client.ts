@@ -22,6 +22,8 @@ import type {
   UpdateFieldInput,
   UpdateListInput,
   EraseResponse,
+  EventsPage,
+  EventType,
   Suppression,
   SuppressionInput,
   SuppressionsPage,
@@ -33,6 +35,23 @@ export type ClientOptions = TransportOptions;
 
 export interface CallOptions {
   signal?: AbortSignal;
+}
+
+/** What `events()` reads (GET /api/v2/events, docs/events.md). */
+export interface EventsOptions extends CallOptions {
+  /** A `nextCursor` kept from an earlier page: start after it. Absent: from the oldest event kept. */
+  after?: string;
+  /** Only these types. */
+  types?: readonly EventType[];
+  /** Events per page, 1–1000 (the service's default: 100). */
+  limit?: number;
+  /**
+   * false (default): stop at the first empty page (everything committed so far was read).
+   * true: keep polling, `pollIntervalMs` apart, until `signal` aborts.
+   */
+  follow?: boolean;
+  /** Wait between polls when following and a page came back empty (default 1000 ms). */
+  pollIntervalMs?: number;
 }
 
 export interface UpsertOptions extends CallOptions {
@@ -379,6 +398,42 @@ export class ContactSyncClient {
     return this.call('DELETE', `/api/v2/suppressions/${encodeURIComponent(email)}`, undefined, options);
   }
 
+  /**
+   * The change feed (GET /api/v2/events), a page at a time, following `nextCursor`: every committed
+   * event exactly once, in commit order. Keep the last page's `nextCursor` (it is always a string)
+   * and pass it as `after` to carry on later:
+   * `for await (const page of client.events({ after: saved })) { handle(page.events); saved = page.nextCursor }`.
+   * Ends at the first empty page, or keeps polling with `follow: true` until `signal` aborts (the
+   * iterator then ends quietly). A cursor past retention throws CURSOR_EXPIRED (410).
+   */
+  async *events(options: EventsOptions = {}): AsyncGenerator<EventsPage, void, undefined> {
+    let after = options.after;
+    for (;;) {
+      const query = new URLSearchParams();
+      if (after !== undefined) query.set('after', after);
+      if (options.limit !== undefined) query.set('limit', String(options.limit));
+      if (options.types !== undefined) query.set('types', options.types.join(','));
+      const text = query.toString();
+      let page: EventsPage;
+      try {
+        page = (await this.read<EventsPage>(`/api/v2/events${text ? `?${text}` : ''}`, options))!;
+      } catch (error) {
+        if (options.follow && options.signal?.aborted) return;
+        throw error;
+      }
+      after = page.nextCursor;
+      if (page.events.length > 0) {
+        yield page;
+        continue;
+      }
+      if (!options.follow) {
+        yield page; // the caller learns the cursor to come back with
+        return;
+      }
+      if (!(await pause(options.pollIntervalMs ?? 1000, options.signal))) return;
+    }
+  }
+
   /** GET /api/v2/requests?clientRequestId=: the most recent answer sent under that id; null when none. */
   findRequestByClientId(clientRequestId: string, options: CallOptions = {}): Promise<StoredResponse | null> {
     return this.read(`/api/v2/requests?clientRequestId=${encodeURIComponent(clientRequestId)}`, options, 'REQUEST_NOT_FOUND');
@@ -483,4 +538,19 @@ export class ContactSyncClient {
     if (notFoundCode && error.code === notFoundCode) return null;
     throw error;
   }
+}
+
+/** Waits `ms`; false when `signal` aborted first (or already had). */
+function pause(ms: number, signal?: AbortSignal): Promise<boolean> {
+  if (signal?.aborted) return Promise.resolve(false);
+  return new Promise((resolve) => {
+    const done = (value: boolean) => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
+      resolve(value);
+    };
+    const onAbort = () => done(false);
+    const timer = setTimeout(() => done(true), ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
 }

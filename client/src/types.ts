@@ -69,10 +69,16 @@ export type Suppression = SuppressionsPage['suppressions'][number];
 /** DELETE /api/v2/suppressions/{email}. */
 export type UnsuppressResponse = ResponseOf<'/api/v2/suppressions/{email}', 'delete', 200>;
 
+/** GET /api/v2/events: one page of the change feed (docs/events.md); `nextCursor` is always a string. */
+export type EventsPage = ResponseOf<'/api/v2/events', 'get', 200>;
+export type ChangeEvent = EventsPage['events'][number];
+export type EventType = ChangeEvent['type'];
+
 /** The request-level error body `{ request_id, error: { code, message } }`. */
 export type RequestErrorBody =
   | ResponseOf<'/api/v2/contacts/{email}', 'get', 400 | 401 | 404 | 429 | 500>
   | ResponseOf<'/api/v2/lists/{listId}/contacts/{email}', 'delete', 409>
-  | ResponseOf<'/api/v2/contacts', 'post', 403 | 413>;
+  | ResponseOf<'/api/v2/contacts', 'post', 403 | 413>
+  | ResponseOf<'/api/v2/events', 'get', 410>;
 /** Request-level error codes the service documents. */
 export type RequestErrorCode = RequestErrorBody['error']['code'];

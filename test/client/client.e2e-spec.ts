@@ -154,6 +154,45 @@ describe('@contact-sync/client against the real service', () => {
     await expect(client.unsuppress('erase.me@example.com')).rejects.toMatchObject({ code: 'SUPPRESSION_LOCKED', status: 409 });
   });
 
+  it('events(): pages of the feed in commit order, ending at an empty page with a cursor to come back with; follow keeps polling until aborted', async () => {
+    const c = await Org.withList(t);
+    const client = clientFor(c);
+    const emails = Array.from({ length: 5 }, (_, i) => `ev${i}@example.com`);
+    for (const email of emails) await client.upsertContact({ email, listIds: [c.list] });
+    // An update between them: not a contact.created, so not in the filtered pages.
+    expect(await client.upsertContact({ email: emails[0], listIds: [c.list], fields: { city: 'Oslo' }, overwrite: true })).toMatchObject({ status: 'updated' });
+
+    const pages: string[][] = [];
+    let saved = '';
+    for await (const page of client.events({ limit: 2, types: ['contact.created'] })) {
+      pages.push(page.events.map((event) => (event.data.contact as { email: string }).email));
+      saved = page.nextCursor;
+    }
+    expect(pages).toEqual([emails.slice(0, 2), emails.slice(2, 4), emails.slice(4), []]);
+
+    // Later, without the filter: what follows the saved place (the update came after the last create read).
+    await client.upsertContact({ email: 'later@example.com', listIds: [c.list] });
+    const later: string[] = [];
+    for await (const page of client.events({ after: saved })) later.push(...page.events.map((event) => event.type));
+    expect(later).toEqual(['contact.updated', 'contact.created']);
+
+    // follow: an empty page does not end it; a new event arrives on a later poll; abort ends it quietly.
+    const abort = new AbortController();
+    const seen: string[] = [];
+    const following = (async () => {
+      for await (const page of client.events({ after: saved, follow: true, pollIntervalMs: 20, types: ['contact.created'], signal: abort.signal })) {
+        seen.push(...page.events.map((event) => (event.data.contact as { email: string }).email));
+        if (seen.includes('followed@example.com')) abort.abort();
+      }
+    })();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    await client.upsertContact({ email: 'followed@example.com', listIds: [c.list] });
+    await following;
+    expect(seen).toEqual(['later@example.com', 'followed@example.com']);
+
+    await expect(client.events({ after: 'not-a-cursor' }).next()).rejects.toMatchObject({ status: 400, code: 'INVALID_REQUEST' });
+  });
+
   it('dryRun: the answer the real call would give, nothing written, on both calls', async () => {
     const c = await Org.withList(t);
     const client = clientFor(c);
