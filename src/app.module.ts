@@ -22,6 +22,7 @@ import { RateLimitModule } from './rate-limit/rate-limit.module';
 import { RequestsModule } from './requests/requests.module';
 import { ErasureModule } from './erasure/erasure.module';
 import { SuppressionsModule } from './suppressions/suppressions.module';
+import { WebhooksModule } from './webhooks/webhooks.module';
 import { RequestValidationPipe } from './validation/request-validation.pipe';
 
 /**
@@ -49,6 +50,7 @@ export class AppModule {
         ListMembershipsModule,
         RequestsModule,
         RateLimitModule,
+        WebhooksModule,
       ],
       providers: [
         { provide: APP_CONFIG, useValue: config },

@@ -1,0 +1,16 @@
+/** The event as GET /api/v2/events shows it and as a webhook receives it (contract 14). */
+export interface EventRow {
+  id: string;
+  type: string;
+  occurredAt: Date;
+  requestId: string | null;
+  data: unknown;
+}
+
+export function publicEventId(uuid: string): string {
+  return 'evt_' + uuid.replace(/-/g, '').toLowerCase();
+}
+
+export function eventBody(event: EventRow): string {
+  return JSON.stringify({ id: publicEventId(event.id), type: event.type, occurredAt: event.occurredAt.toISOString(), requestId: event.requestId, data: event.data });
+}
