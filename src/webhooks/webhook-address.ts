@@ -15,7 +15,9 @@ export const systemResolver: Resolver = async (hostname) =>
   (await lookup(hostname, { all: true, verbatim: true })).map(({ address, family }) => ({ address, family: family === 6 ? 6 : 4 }));
 
 /** Every range that is not a public unicast address (IANA special-purpose registries). */
-const NON_PUBLIC = new BlockList();
+// Two lists: node's BlockList also matches IPv4 addresses against IPv6 rules (as IPv4-mapped).
+const NON_PUBLIC_V4 = new BlockList();
+const NON_PUBLIC_V6 = new BlockList();
 for (const [net, prefix] of [
   ['0.0.0.0', 8], // "this network", unspecified
   ['10.0.0.0', 8], // private
@@ -36,7 +38,7 @@ for (const [net, prefix] of [
   ['224.0.0.0', 4], // multicast
   ['240.0.0.0', 4], // reserved, and 255.255.255.255 broadcast
 ] as const) {
-  NON_PUBLIC.addSubnet(net, prefix, 'ipv4');
+  NON_PUBLIC_V4.addSubnet(net, prefix, 'ipv4');
 }
 for (const [net, prefix] of [
   ['::', 128], // unspecified
@@ -56,18 +58,18 @@ for (const [net, prefix] of [
   ['fec0::', 10], // site-local (deprecated)
   ['ff00::', 8], // multicast
 ] as const) {
-  NON_PUBLIC.addSubnet(net, prefix, 'ipv6');
+  NON_PUBLIC_V6.addSubnet(net, prefix, 'ipv6');
 }
 
 /** True for a public unicast address, false for anything else (also for what is not an address). */
 export function isPublicAddress(address: string): boolean {
   const family = isIP(address);
-  if (family === 4) return !NON_PUBLIC.check(address, 'ipv4');
+  if (family === 4) return !NON_PUBLIC_V4.check(address, 'ipv4');
   if (family === 6) {
     // Only the global unicast block 2000::/3 is public at all.
     const first = parseInt(address.split(':')[0] || '0', 16);
     if (!(first >= 0x2000 && first <= 0x3fff)) return false;
-    return !NON_PUBLIC.check(address, 'ipv6');
+    return !NON_PUBLIC_V6.check(address, 'ipv6');
   }
   return false;
 }
