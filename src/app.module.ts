@@ -21,6 +21,7 @@ import { OrgRateLimitGuard } from './rate-limit/org-rate-limit.guard';
 import { RateLimitModule } from './rate-limit/rate-limit.module';
 import { RequestsModule } from './requests/requests.module';
 import { ErasureModule } from './erasure/erasure.module';
+import { EventsModule } from './events/events.module';
 import { SuppressionsModule } from './suppressions/suppressions.module';
 import { WebhooksModule } from './webhooks/webhooks.module';
 import { RequestValidationPipe } from './validation/request-validation.pipe';
@@ -49,6 +50,7 @@ export class AppModule {
         ErasureModule,
         ListMembershipsModule,
         RequestsModule,
+        EventsModule,
         RateLimitModule,
         WebhooksModule,
       ],

@@ -1,0 +1,101 @@
+/**
+ * The change events of contract section 14 (and the fine points of section 16): their types and
+ * the shape of each one's `data`. Every write path builds its events with these types and writes
+ * them in the transaction of the change (EventsRepository.record, or the contacts write statement);
+ * docs/events.md describes them for callers.
+ */
+import type { CustomFieldView } from '../custom-fields/dto/fields-response.dto';
+import type { ListView } from '../lists/lists.repository';
+import type { SuppressionReason } from '../generated/prisma/enums';
+
+/** The 11 event types, in the contract's order. */
+export const EVENT_TYPES = [
+  'contact.created',
+  'contact.updated',
+  'contact.list_removed',
+  'contact.deleted',
+  'contact.erased',
+  'suppression.created',
+  'suppression.deleted',
+  'list.created',
+  'list.updated',
+  'field.created',
+  'field.updated',
+] as const;
+export type EventType = (typeof EVENT_TYPES)[number];
+
+export function isEventType(value: string): value is EventType {
+  return (EVENT_TYPES as readonly string[]).includes(value);
+}
+
+/** A contact as GET /api/v2/contacts/{email} shows it (renderContact in src/contacts/contact-results.ts). */
+export interface EventContact {
+  id: string;
+  email: string;
+  listIds: string[];
+  fields: Record<string, unknown>;
+  suppressed: { reason: SuppressionReason } | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** `data` of each type. */
+export interface EventDataByType {
+  /** The contact after the change. */
+  'contact.created': { contact: EventContact };
+  /** The contact after the change; `changedFields`/`addedListIds` as the POST's result shows them. */
+  'contact.updated': { contact: EventContact; changedFields: string[]; addedListIds: string[] };
+  /** The contact after the removal from list `listId`. */
+  'contact.list_removed': { contact: EventContact; listId: string };
+  /** The contact as it was before the deletion. */
+  'contact.deleted': { contact: EventContact };
+  /** Only the erased contact's id: the address is stored nowhere. */
+  'contact.erased': { contact: { id: string } };
+  /** `email` is null once the address is erased (the event stays, redacted). */
+  'suppression.created': { suppression: { email: string | null; reason: SuppressionReason } };
+  /** The lifted suppression (its reason); `email` null when the address is erased. */
+  'suppression.deleted': { suppression: { email: string | null; reason: SuppressionReason } };
+  'list.created': { list: ListView };
+  'list.updated': { list: ListView };
+  /** The field as GET /api/v2/fields shows it. */
+  'field.created': { field: CustomFieldView };
+  'field.updated': { field: CustomFieldView };
+}
+
+export type EventData<T extends EventType = EventType> = EventDataByType[T];
+
+/**
+ * An event to write, in the transaction of its change. `requestId` is the request's X-Request-Id
+ * (null for the admin command line); `contactId` and `email` (the normalized address) are set on
+ * contact and suppression events: per-contact webhook order and erasure find events by them.
+ */
+export type NewEvent = {
+  [T in EventType]: {
+    organizationId: string;
+    type: T;
+    requestId?: string | null;
+    contactId?: string | null;
+    email?: string | null;
+    data: EventDataByType[T];
+  };
+}[EventType];
+
+/** The public id of an event: `evt_` + its UUID's 32 hex digits. */
+export function publicEventId(uuid: string): string {
+  return `evt_${uuid.replace(/-/g, '')}`;
+}
+
+/** The UUID of a public event id (`evt_` + 32 hex digits), or undefined when it is not one. */
+export function eventUuidOf(publicId: string): string | undefined {
+  const match = /^evt_([0-9a-f]{8})([0-9a-f]{4})([0-9a-f]{4})([0-9a-f]{4})([0-9a-f]{12})$/.exec(publicId);
+  return match ? match.slice(1).join('-') : undefined;
+}
+
+/** An event as the feed (and a webhook delivery) shows it. */
+export interface EventView {
+  id: string;
+  type: EventType;
+  occurredAt: string;
+  requestId: string | null;
+  data: EventData;
+}

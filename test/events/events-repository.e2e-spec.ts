@@ -1,0 +1,61 @@
+import { EventsRepository } from '../../src/events/events.repository';
+import type { NewEvent } from '../../src/events/event-types';
+import { useTestApp } from '../utils/test-app';
+import { createOrganization } from '../utils/fixtures';
+
+/** EventsRepository.record and the commit-position trigger of migration 20261124060000_events. */
+describe('EventsRepository.record', () => {
+  const app = useTestApp();
+  const listEvent = (organizationId: string, name: string): NewEvent => ({
+    organizationId,
+    type: 'list.created',
+    requestId: `req-${name}`,
+    data: { list: { id: `id-${name}`, name, archived: false } },
+  });
+  const commitsOf = (organizationId: string) =>
+    app.t.prisma.$queryRaw<Array<{ position: bigint; events: number }>>`
+      SELECT c.position, (SELECT count(*)::int FROM events e WHERE e.organization_id = c.organization_id AND e.xid = c.xid) AS events
+      FROM event_commits c WHERE c.organization_id = ${organizationId} ORDER BY c.position`;
+
+  it('writes the events in the caller transaction, and the commit takes one position per transaction and organization', async () => {
+    const org = await createOrganization(app.t.prisma);
+    const other = await createOrganization(app.t.prisma);
+    const events = app.t.app.get(EventsRepository);
+    await app.t.prisma.$transaction(async (tx) => {
+      await events.record(tx, [listEvent(org.id, 'a'), listEvent(org.id, 'b'), listEvent(other.id, 'c')]);
+    });
+    await app.t.prisma.$transaction(async (tx) => events.record(tx, [listEvent(org.id, 'd')]));
+
+    const rows = await app.t.prisma.event.findMany({ where: { organizationId: org.id }, orderBy: { seq: 'asc' } });
+    expect(rows.map((row) => [row.type, row.requestId, (row.data as { list: { name: string } }).list.name])).toEqual([
+      ['list.created', 'req-a', 'a'],
+      ['list.created', 'req-b', 'b'],
+      ['list.created', 'req-d', 'd'],
+    ]);
+    expect(await commitsOf(org.id)).toEqual([
+      { position: 1n, events: 2 },
+      { position: 2n, events: 1 },
+    ]);
+    expect(await commitsOf(other.id)).toEqual([{ position: 1n, events: 1 }]);
+  });
+
+  it('writes nothing, and takes no position, when the transaction rolls back', async () => {
+    const org = await createOrganization(app.t.prisma);
+    const events = app.t.app.get(EventsRepository);
+    await expect(
+      app.t.prisma.$transaction(async (tx) => {
+        await events.record(tx, [listEvent(org.id, 'x')]);
+        throw new Error('the change failed');
+      }),
+    ).rejects.toThrow('the change failed');
+    expect(await app.t.prisma.event.count({ where: { organizationId: org.id } })).toBe(0);
+    expect(await commitsOf(org.id)).toEqual([]);
+    expect(await app.t.prisma.eventCounter.findUnique({ where: { organizationId: org.id } })).toBeNull();
+  });
+
+  it('sends no statement for no events', async () => {
+    const events = app.t.app.get(EventsRepository);
+    const tx = { event: { createMany: () => Promise.reject(new Error('a statement was sent')) } };
+    await expect(events.record(tx as never, [])).resolves.toBeUndefined();
+  });
+});
