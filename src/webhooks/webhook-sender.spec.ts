@@ -1,6 +1,6 @@
 import { Webhook } from 'standardwebhooks';
 import { freePort } from '../../test/utils/net';
-import { startReceiver } from '../../test/utils/webhook-receiver';
+import { type Answer, startReceiver } from '../../test/utils/webhook-receiver';
 import { nextDelayMs, parseRetryDelays } from '../common/retry-delays';
 import { checkTarget, type Resolver } from './webhook-address';
 import { retryAfterMsOf, sendAttempt } from './webhook-sender';
@@ -41,7 +41,7 @@ describe('sendAttempt', () => {
   });
 
   it('does not follow a redirect, reads Retry-After on 429/503, and reports a refused connection', async () => {
-    const answers = [{ status: 302, headers: { location: 'http://127.0.0.1:1/' } }, { status: 503, headers: { 'retry-after': '7' } }];
+    const answers: Answer[] = [{ status: 302, headers: { location: 'http://127.0.0.1:1/' } }, { status: 503, headers: { 'retry-after': '7' } }];
     const receiver = await startReceiver(() => answers.shift() ?? { status: 200 });
     try {
       const target = await checkTarget(receiver.url, { allowInsecure: true, resolve: jest.fn() });
