@@ -270,7 +270,7 @@ export class WebhooksRepository {
         state = r.state,
         next_attempt_at = CASE WHEN r.state = 'pending' THEN now() + make_interval(secs => r.delay_ms / 1000.0) ELSE NULL END,
         attempts = d.attempts || jsonb_build_array(jsonb_build_object('at', r.at, 'status', r.status, 'error', r.error)),
-        lease_token = NULL, leased_at = NULL, leased_by = NULL
+        lease_token = NULL, leased_at = NULL
       FROM unnest(${outcomes.map((o) => o.id.toString())}::bigint[], ${outcomes.map((o) => o.leaseToken)}::text[],
                   ${outcomes.map((o) => o.state)}::text[], ${outcomes.map((o) => o.delayMs)}::float8[],
                   ${outcomes.map((o) => o.at)}::text[], ${outcomes.map((o) => o.status)}::int[], ${outcomes.map((o) => o.error)}::text[])
