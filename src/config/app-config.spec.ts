@@ -22,3 +22,22 @@ describe('DB_LOCK_TIMEOUT_MS', () => {
     expect(load).toThrow(`Invalid configuration: DB_LOCK_TIMEOUT_MS="${value}" ${message}`);
   });
 });
+
+describe('EVENT_RETENTION_DAYS', () => {
+  it('defaults to 7 and accepts whole and fractional days', () => {
+    expect(loadConfig({}).EVENT_RETENTION_DAYS).toBe(7);
+    expect(loadConfig({ EVENT_RETENTION_DAYS: '30' }).EVENT_RETENTION_DAYS).toBe(30);
+    expect(loadConfig({ EVENT_RETENTION_DAYS: '0.5' }).EVENT_RETENTION_DAYS).toBe(0.5);
+  });
+
+  it.each([
+    ['0', 'must be a number of days greater than 0'],
+    ['-1', 'must be a number of days greater than 0'],
+    ['Infinity', 'must be a number of days greater than 0'],
+    ['a week', 'must be a number of days'],
+  ])('refuses %s with a message naming the variable', (value, message) => {
+    const load = () => loadConfig({ EVENT_RETENTION_DAYS: value });
+    expect(load).toThrow(ConfigError);
+    expect(load).toThrow(`Invalid configuration: EVENT_RETENTION_DAYS="${value}" ${message}`);
+  });
+});

@@ -88,6 +88,11 @@ const envSchema = z.object({
   WEBHOOK_DISABLE_AFTER_SECONDS: positiveInt.default(86400),
   /** false: this instance makes no deliveries (its API still manages webhooks). */
   WEBHOOK_DELIVERY: booleanString.default('true'),
+  /** Days change events are kept (docs/events.md, "Retention"); fractions allowed (tests use seconds' worth). */
+  EVENT_RETENTION_DAYS: z.coerce
+    .number({ message: 'must be a number of days' })
+    .refine((days) => Number.isFinite(days) && days > 0, 'must be a number of days greater than 0')
+    .default(7),
 })
   // A lock wait must end before the statement timeout, or it is reported as the database failing.
   .superRefine((config, ctx) => {

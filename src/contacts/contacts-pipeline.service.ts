@@ -10,11 +10,11 @@ import {
   type PlannedChange,
   type PlannedCreate,
   type PlannedUpdate,
-  type RuleContext,
   planContact,
   screenContacts,
 } from './contact-rules';
-import { type AnswerWrite, ContactsRepository } from './contacts.repository';
+import { contactEvents } from './contact-events';
+import { type AnswerWrite, ContactsRepository, type WriteContext } from './contacts.repository';
 import { ErasureSecrets, type EmailHasher } from '../suppressions/erasure-secrets';
 
 /** One POST of contacts, as the controller received it. */
@@ -118,7 +118,7 @@ export class ContactsPipelineService {
       const done = outcome(results);
       if (!dryRun) {
         const stored = { requestId: request.requestId, clientRequestId: request.clientRequestId, answer: done.answer };
-        await this.write(tx, organizationId, [...plans.values()], createdIds, stored);
+        await this.write(tx, organizationId, [...plans.values()], createdIds, context, stored);
         // A create that stores an erased address again turns its erased suppression back into a plain one.
         const storedAgain = [...plans.values()]
           .filter((plan): plan is PlannedCreate => plan.outcome === 'created')
@@ -137,21 +137,24 @@ export class ContactsPipelineService {
     emails: string[],
     candidates: Array<{ input: ContactInput }>,
     hashEmail: EmailHasher,
-  ): Promise<RuleContext> {
+  ): Promise<WriteContext> {
     if (emails.length === 0) {
-      return { activeListIds: new Set(), customFields: new Map(), existingContacts: new Map(), suppressions: new Map() };
+      const nothing = new Map();
+      // No contact to write: `now` is never used.
+      return { now: new Date(0), membershipTimes: nothing, activeListIds: new Set(), customFields: nothing, existingContacts: nothing, suppressions: nothing };
     }
     await this.contacts.lockEmails(tx, organizationId, emails);
     const listIds = [...new Set(candidates.flatMap((row) => row.input.listIds ?? []))];
     return this.contacts.readRuleContext(tx, organizationId, emails, listIds, hashEmail);
   }
 
-  /** One statement whatever the batch size, the answer included. */
+  /** One statement whatever the batch size, the events and the answer included. */
   private async write(
     tx: SqlClient,
     organizationId: string,
     plans: Array<ContactFailure | PlannedChange>,
     createdIds: Map<string, string>,
+    context: WriteContext,
     stored: AnswerWrite,
   ): Promise<void> {
     const creates = plans.filter((plan): plan is PlannedCreate => plan.outcome === 'created');
@@ -167,6 +170,7 @@ export class ContactsPipelineService {
           plan.addedListIds.map((listId) => ({ contactId: plan.contactId, listId, newContact: false })),
         ),
       ],
+      events: contactEvents(organizationId, plans, createdIds, context),
     }, stored);
     // The email locks make this unreachable unless a writer bypasses them; then start over.
     if (inserted < creates.length) throw new ConcurrentInsertConflict('A contact was inserted concurrently');

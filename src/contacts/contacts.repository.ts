@@ -6,6 +6,8 @@ import { runIn } from '../database/statements';
 import type { Answer } from '../requests/stored-answer';
 import type { EmailHasher } from '../suppressions/erasure-secrets';
 import { storedResponseValues } from '../requests/stored-responses.statements';
+import type { NewEvent } from '../events/event-types';
+import { eventInsertValues } from '../events/events.statements';
 import { type CustomFieldDefinitionRow, toCustomFieldDefinition } from '../custom-fields/custom-fields.repository';
 import type { CustomValues, ExistingContact, RuleContext, StandardValues, SuppressionReason } from './contact-rules';
 import {
@@ -15,6 +17,18 @@ import {
   STANDARD_FIELD_COLUMNS,
   WRITE_CONTACTS_AND_ANSWER,
 } from './contacts.statements';
+
+/**
+ * What the pipeline's transaction read after locking the emails: the rules' context, with the
+ * existing contacts as stored and what their change events need to show them as they will be.
+ */
+export interface WriteContext extends RuleContext {
+  existingContacts: ReadonlyMap<string, StoredContact>;
+  /** The transaction's now() as the timestamptz(3) columns store it: created_at/updated_at of what it writes. */
+  now: Date;
+  /** By email: when each of the existing contact's memberships was made (ms), in its listIds order. */
+  membershipTimes: ReadonlyMap<string, number[]>;
+}
 
 /** A contact row as read, with its list ids (oldest membership first) and suppression. */
 export interface StoredContact extends ExistingContact {
@@ -44,6 +58,8 @@ export interface ContactRow {
   email: string;
   custom_fields: unknown;
   list_ids: string[];
+  /** CONTACT_ROWS only: when each of `list_ids` was made, same order. */
+  list_added_at?: string[];
   suppression_reason: SuppressionReason | null;
   created_at: Date;
   updated_at: Date;
@@ -82,7 +98,7 @@ export class ContactsRepository {
     emails: string[],
     requestedListIds: string[],
     hashEmail: EmailHasher,
-  ): Promise<RuleContext> {
+  ): Promise<WriteContext> {
     // An id PostgreSQL cannot be sent (U+0000, lone surrogate) names no list anyway.
     const listIds = requestedListIds.filter(isStorableText);
     // json columns: pg parses them.
@@ -91,6 +107,8 @@ export class ContactsRepository {
     const definitions = (row.custom_fields as CustomFieldDefinitionRow[]).map(toCustomFieldDefinition);
     const suppressions = row.suppressions as Array<{ email: string; reason: SuppressionReason; erased: boolean }>;
     return {
+      now: new Date(row.now),
+      membershipTimes: new Map(contacts.map((contact) => [contact.email, (contact.list_added_at ?? []).map((at) => Date.parse(at))])),
       activeListIds: new Set(row.active_list_ids),
       customFields: new Map(definitions.map((definition) => [definition.key, definition])),
       existingContacts: new Map(contacts.map((contact) => [contact.email, toStoredContact(contact)])),
@@ -138,8 +156,8 @@ export class ContactsRepository {
 
   /**
    * Every write of a request in ONE statement: new contacts, updated contacts (the whole merged
-   * row, updated_at bumped), added memberships (never removed; an existing one stays as it is) and
-   * the request's stored answer. Returns how many contacts were inserted. ON CONFLICT
+   * row, updated_at bumped), added memberships (never removed; an existing one stays as it is),
+   * their change events and the request's stored answer. Returns how many contacts were inserted. ON CONFLICT
    * is a safety net: the unique index is the authority, so a row someone else inserted meanwhile
    * is reported (by the count) instead of failing the statement, and the memberships of a contact
    * that was not inserted are left out.
@@ -147,7 +165,7 @@ export class ContactsRepository {
   async writeChanges(
     tx: SqlClient,
     organizationId: string,
-    changes: { creates: ContactRowWrite[]; updates: ContactRowWrite[]; memberships: MembershipWrite[] },
+    changes: { creates: ContactRowWrite[]; updates: ContactRowWrite[]; memberships: MembershipWrite[]; events: readonly NewEvent[] },
     stored: AnswerWrite,
   ): Promise<number> {
     const created = columnsOf(changes.creates);
@@ -166,6 +184,7 @@ export class ContactsRepository {
       memberships.map((m) => m.contactId),
       memberships.map((m) => m.listId),
       memberships.map((m) => m.newContact),
+      ...eventInsertValues(stored.requestId, changes.events),
     ];
     const [row] = await runIn(tx, WRITE_CONTACTS_AND_ANSWER, [
       ...values,

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { SqlParams } from '../database/sql-params';
 import { defineStatement } from '../database/statements';
+import { eventsInsert, NO_EVENT_VALUES } from '../events/events.statements';
 import { storedResponseInsert } from '../requests/stored-responses.statements';
 
 /**
@@ -45,7 +46,8 @@ export const LOCK_EMAILS = defineStatement<{ locked: number }>({
 
 /**
  * The contacts of organization $1 with the (normalized) emails $2, with list ids (oldest
- * membership first) and suppression.
+ * membership first), when each membership was made (same order: the pipeline's events show the
+ * list ids after a change in the order GET /contacts/{email} will) and suppression.
  */
 export const CONTACT_ROWS = `
     SELECT c.id, c.email, ${STANDARD_COLUMNS.map((column) => `c.${column}`).join(', ')},
@@ -56,12 +58,18 @@ export const CONTACT_ROWS = `
              (SELECT array_agg(m.list_id ORDER BY m.created_at, m.list_id) FROM list_memberships m WHERE m.contact_id = c.id),
              '{}'
            ) AS list_ids,
+           COALESCE(
+             (SELECT array_agg(m.created_at ORDER BY m.created_at, m.list_id) FROM list_memberships m WHERE m.contact_id = c.id),
+             '{}'
+           ) AS list_added_at,
            (SELECT s.reason::text FROM suppressions s
              WHERE s.organization_id = c.organization_id AND s.email = c.email) AS suppression_reason
     FROM contacts c
     WHERE c.organization_id = $1 AND c.email = ANY($2::text[])`;
 
 export interface RuleContextRow {
+  /** The transaction's now(), as the timestamptz(3) columns store it (the written rows' times). */
+  now: Date;
   active_list_ids: string[];
   custom_fields: unknown;
   contacts: unknown;
@@ -79,6 +87,7 @@ export interface RuleContextRow {
 export const READ_RULE_CONTEXT = defineStatement<RuleContextRow>({
   name: 'contacts.read-rule-context',
   text: `SELECT
+        now()::timestamptz(3) AS now,
         ARRAY(SELECT l.id FROM lists l
               WHERE l.organization_id = $1 AND NOT l.archived AND l.id = ANY($3::text[])
         ) AS active_list_ids,
@@ -96,7 +105,7 @@ export const READ_RULE_CONTEXT = defineStatement<RuleContextRow>({
            SELECT h.email, e.reason, true FROM unnest($2::text[], $4::text[]) AS h(email, hash)
            JOIN erased_suppressions e ON e.organization_id = $1 AND e.email_hash = h.hash
          ) AS s) AS suppressions`,
-  columns: ['active_list_ids', 'custom_fields', 'contacts', 'suppressions'],
+  columns: ['now', 'active_list_ids', 'custom_fields', 'contacts', 'suppressions'],
   sample: (organizationId) => [organizationId, [], [], []],
 });
 
@@ -138,6 +147,7 @@ function writeText(withStoredAnswer: boolean): string {
   const createdArrays = created.map((column) => `${p.add(column)}::text[]`);
   const updatedArrays = updated.map((column) => `${p.add(column)}::text[]`);
   const membershipArrays = [`${p.add('contact_id')}::text[]`, `${p.add('list_id')}::text[]`, `${p.add('new_contact')}::boolean[]`];
+  const events = eventsInsert(p, org);
   const storedAnswer = withStoredAnswer ? `, stored AS (${storedResponseInsert(p)})` : '';
   return `WITH inserted AS (
         INSERT INTO contacts (id, organization_id, email, ${STANDARD_COLUMNS.join(', ')}, custom_fields, created_at, updated_at)
@@ -160,6 +170,8 @@ function writeText(withStoredAnswer: boolean): string {
         FROM unnest(${membershipArrays.join(', ')}) AS m(contact_id, list_id, new_contact)
         WHERE NOT m.new_contact OR m.contact_id IN (SELECT id FROM inserted)
         ON CONFLICT DO NOTHING
+      ), written_events AS (
+        ${events}
       )${storedAnswer}
       SELECT (SELECT count(*)::int FROM inserted) AS inserted`;
 }
@@ -171,11 +183,13 @@ const emptyWrite = (organizationId: string) => [
   [],
   [],
   [],
+  ...NO_EVENT_VALUES,
 ];
 
 /**
  * Every write of a request in ONE statement: new contacts, updated contacts (the whole merged
- * row, updated_at bumped) and added memberships (never removed; an existing one stays as it is).
+ * row, updated_at bumped), added memberships (never removed; an existing one stays as it is) and
+ * their change events (contact.created / contact.updated, src/events).
  * Returns how many contacts were inserted. ON CONFLICT is a safety net: the unique index is the
  * authority, so a row someone else inserted meanwhile is reported (by the count) instead of
  * failing the statement, and the memberships of a contact that was not inserted are left out.

@@ -19,6 +19,8 @@ export enum RequestErrorCode {
   WEBHOOK_NOT_FOUND = 'WEBHOOK_NOT_FOUND',
   /** An organization has at most 20 webhooks. */
   WEBHOOK_LIMIT_REACHED = 'WEBHOOK_LIMIT_REACHED',
+  /** An events feed cursor behind the retention boundary (docs/events.md). */
+  CURSOR_EXPIRED = 'CURSOR_EXPIRED',
   PAYLOAD_TOO_LARGE = 'PAYLOAD_TOO_LARGE',
   RATE_LIMIT_EXCEEDED = 'RATE_LIMIT_EXCEEDED',
   /** Headers or body not received in time; the connection is closed. */
@@ -58,6 +60,8 @@ export function httpStatusOf(code: RequestErrorCode): number {
     case RequestErrorCode.FIELD_KEY_TAKEN:
     case RequestErrorCode.WEBHOOK_LIMIT_REACHED:
       return 409;
+    case RequestErrorCode.CURSOR_EXPIRED:
+      return 410;
     case RequestErrorCode.PAYLOAD_TOO_LARGE:
       return 413;
     case RequestErrorCode.RATE_LIMIT_EXCEEDED:

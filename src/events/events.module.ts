@@ -1,9 +1,12 @@
 import { Module } from '@nestjs/common';
+import { EventsController } from './events.controller';
 import { EventsRepository } from './events.repository';
+import { EventsService } from './events.service';
+import { EventsSweeper } from './events.sweeper';
 
 /**
- * Change events (contract section 14, docs/events.md). Exports EventsRepository: every write path
- * records its events through it, in its own transaction.
+ * Change events (contract section 14, docs/events.md): the feed (GET /api/v2/events) and its retention sweep. Exports
+ * EventsRepository: every write path records its events through it, in its own transaction.
  */
-@Module({ providers: [EventsRepository], exports: [EventsRepository] })
+@Module({ controllers: [EventsController], providers: [EventsRepository, EventsService, EventsSweeper], exports: [EventsRepository] })
 export class EventsModule {}

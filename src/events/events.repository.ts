@@ -1,7 +1,24 @@
 import { Injectable } from '@nestjs/common';
 import { PrismaService } from '../database/prisma.service';
 import type { Prisma } from '../generated/prisma/client';
-import type { NewEvent } from './event-types';
+import { type EventType, type EventView, type NewEvent, publicEventId } from './event-types';
+import type { FeedPlace } from './event-cursor';
+
+/** One event of the feed, with its place (commit position, seq). */
+export interface FeedEvent {
+  place: FeedPlace;
+  event: EventView;
+}
+
+interface FeedRow {
+  position: bigint;
+  seq: bigint;
+  id: string;
+  type: EventType;
+  occurred_at: Date;
+  request_id: string | null;
+  data: EventView['data'];
+}
 
 /**
  * The events' tables. Writing: `record` in the caller's transaction, so an event exists exactly
@@ -20,6 +37,84 @@ export class EventsRepository {
   async record(tx: Prisma.TransactionClient, events: readonly NewEvent[]): Promise<void> {
     if (events.length === 0) return;
     await tx.event.createMany({ data: events.map(toEventRow) });
+  }
+
+  /**
+   * Up to `limit` committed events of the organization after `after`, in commit order: by their
+   * transaction's commit position (event_commits, taken at COMMIT), then by seq within it. One
+   * statement, so one snapshot: positions become visible in order with no gap (docs/events.md),
+   * so what it reads is a prefix of what will ever follow `after`. `types`: only these (all when null).
+   */
+  async page(organizationId: string, after: FeedPlace, limit: number, types: readonly EventType[] | null): Promise<FeedEvent[]> {
+    const rows = await this.prisma.$queryRaw<FeedRow[]>`
+      SELECT c.position, e.seq, e.id::text AS id, e.type, e.occurred_at, e.request_id, e.data
+      FROM event_commits c
+      CROSS JOIN LATERAL (
+        SELECT e.seq, e.id, e.type, e.occurred_at, e.request_id, e.data
+        FROM events e
+        WHERE e.organization_id = c.organization_id AND e.xid = c.xid
+          AND (c.position > ${after.position} OR e.seq > ${after.seq})
+          AND (${types}::text[] IS NULL OR e.type = ANY(${types}::text[]))
+        ORDER BY e.seq
+      ) e
+      WHERE c.organization_id = ${organizationId} AND c.position >= ${after.position}
+      ORDER BY c.position, e.seq
+      LIMIT ${limit}`;
+    return rows.map((row) => ({
+      place: { position: BigInt(row.position), seq: BigInt(row.seq) },
+      event: {
+        id: publicEventId(row.id),
+        type: row.type,
+        occurredAt: row.occurred_at.toISOString(),
+        requestId: row.request_id,
+        data: row.data,
+      },
+    }));
+  }
+
+  /**
+   * Deletes up to `chunk` transactions' events committed more than `retentionDays` ago, in one
+   * set-based statement (its own transaction), and moves each organization's retention boundary
+   * (event_retention: the last event deleted) in the same statement, so a cursor behind deleted
+   * events is always told (410). Rows another sweeper holds are skipped. Returns what it deleted.
+   */
+  async deleteExpired(retentionDays: number, chunk: number): Promise<{ commits: number; events: number }> {
+    const [row] = await this.prisma.$queryRaw<Array<{ commits: number; events: number }>>`
+      WITH doomed AS (
+        SELECT organization_id, position, xid FROM event_commits
+        WHERE committed_at < now() - make_interval(secs => ${retentionDays * 86400}::float8)
+        ORDER BY committed_at
+        LIMIT ${chunk}
+        FOR UPDATE SKIP LOCKED
+      ), gone_events AS (
+        DELETE FROM events e USING doomed d
+        WHERE e.organization_id = d.organization_id AND e.xid = d.xid
+        RETURNING e.organization_id, d.position, e.seq
+      ), gone_commits AS (
+        DELETE FROM event_commits c USING doomed d
+        WHERE c.organization_id = d.organization_id AND c.position = d.position
+        RETURNING 1
+      ), last_gone AS (
+        SELECT DISTINCT ON (organization_id) organization_id, position, seq
+        FROM gone_events ORDER BY organization_id, position DESC, seq DESC
+      ), marked AS (
+        INSERT INTO event_retention AS r (organization_id, pruned_position, pruned_seq, pruned_at)
+        SELECT organization_id, position, seq, now() FROM last_gone
+        ON CONFLICT (organization_id) DO UPDATE
+          SET pruned_position = EXCLUDED.pruned_position, pruned_seq = EXCLUDED.pruned_seq, pruned_at = EXCLUDED.pruned_at
+          WHERE (EXCLUDED.pruned_position, EXCLUDED.pruned_seq) > (r.pruned_position, r.pruned_seq)
+      )
+      SELECT (SELECT count(*) FROM gone_commits)::int AS commits, (SELECT count(*) FROM gone_events)::int AS events`;
+    return row;
+  }
+
+  /** The last event the retention sweep deleted for the organization (a cursor before it is expired), if any. */
+  async prunedThrough(organizationId: string): Promise<FeedPlace | null> {
+    const row = await this.prisma.eventRetention.findUnique({
+      where: { organizationId },
+      select: { prunedPosition: true, prunedSeq: true },
+    });
+    return row ? { position: row.prunedPosition, seq: row.prunedSeq } : null;
   }
 }
 

@@ -20,6 +20,7 @@ describe('OpenAPI conformance of real responses', () => {
   let t: TestApp;
   let key: string;
   let adminKey: string;
+  let orgId: string;
   let listA: string;
   let listB: string;
   let archived: string;
@@ -42,6 +43,7 @@ describe('OpenAPI conformance of real responses', () => {
       ],
     });
     key = org.apiKey;
+    orgId = org.id;
     adminKey = (await createApiKey(t.prisma, org.id, { scope: 'admin' })).key;
     [listA, listB] = org.lists.map((list) => list.id);
     archived = org.archivedLists[0].id;
@@ -412,6 +414,23 @@ describe('OpenAPI conformance of real responses', () => {
       conforms(await erase(`/api/v2/contacts/${encodeURIComponent(e)}/erase`, {}), 'POST', E, 200, { contactDeleted: false, storedAnswersErased: 0 });
       conforms(await erase(`/api/v2/contacts/${encodeURIComponent(e)}/erase`, { now: true }), 'POST', E, 400, { error: { code: 'INVALID_REQUEST' } });
       conforms(await t.http().post(`/api/v2/contacts/${encodeURIComponent(e)}/erase`), 'POST', E, 401, { error: { code: 'INVALID_API_KEY' } });
+    });
+  });
+
+  describe('events', () => {
+    const V = '/api/v2/events';
+
+    it('GET /api/v2/events: a page (200), an empty one, 400, 410 CURSOR_EXPIRED', async () => {
+      await post('/api/v2/contacts', { email: email('event'), listIds: [listA] }).expect(201);
+      const first = await get(`${V}?limit=1`);
+      conforms(first, 'GET', V, 200, { events: [{ type: expect.any(String) }], nextCursor: expect.any(String) });
+      const rest = await get(`${V}?limit=1000&after=${first.body.nextCursor}`);
+      conforms(rest, 'GET', V, 200);
+      conforms(await get(`${V}?after=${rest.body.nextCursor}&types=contact.created,contact.updated`), 'GET', V, 200, { events: [] });
+      conforms(await get(`${V}?limit=0`), 'GET', V, 400, { error: { code: 'INVALID_REQUEST' } });
+      // As if the retention sweep had deleted the first event's transaction and more.
+      await t.prisma.eventRetention.create({ data: { organizationId: orgId, prunedPosition: 1n, prunedSeq: 9_000_000_000n } });
+      conforms(await get(`${V}?after=${first.body.nextCursor}`), 'GET', V, 410, { error: { code: 'CURSOR_EXPIRED' } });
     });
   });
 });

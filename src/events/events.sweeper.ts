@@ -1,0 +1,62 @@
+import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
+import { APP_CONFIG, type AppConfig } from '../config/app-config';
+import { EventsRepository } from './events.repository';
+
+export const EVENT_SWEEP_INTERVAL_MS = 10 * 60 * 1000;
+/** Transactions' events deleted per statement: a sweep never holds one long transaction. */
+export const EVENT_SWEEP_CHUNK = 500;
+
+/**
+ * Deletes events older than EVENT_RETENTION_DAYS (docs/events.md, "Retention") every 10 minutes,
+ * chunk after chunk until none is left. The timer is unref()ed so it never keeps the process
+ * alive; every instance sweeps, which is harmless (chunks skip rows another sweeper holds).
+ */
+@Injectable()
+export class EventsSweeper implements OnApplicationBootstrap, OnModuleDestroy {
+  private readonly logger = new Logger('Events');
+  private timer?: NodeJS.Timeout;
+  private running?: Promise<number>;
+
+  constructor(
+    private readonly events: EventsRepository,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    this.timer = setInterval(() => void this.sweep(), EVENT_SWEEP_INTERVAL_MS);
+    this.timer.unref();
+  }
+
+  /** One sweep; returns how many events it deleted. A failure (database down) is logged and the next tick tries again. */
+  sweep(chunk = EVENT_SWEEP_CHUNK): Promise<number> {
+    this.running ??= this.sweepAll(chunk)
+      .catch((error: unknown) => {
+        this.logger.warn(`Sweeping expired events failed: ${String(error)}`);
+        return 0;
+      })
+      .finally(() => {
+        this.running = undefined;
+      });
+    return this.running;
+  }
+
+  private async sweepAll(chunk: number): Promise<number> {
+    let deleted = 0;
+    for (;;) {
+      const gone = await this.events.deleteExpired(this.config.EVENT_RETENTION_DAYS, chunk);
+      deleted += gone.events;
+      if (gone.commits < chunk || this.stopping) break;
+    }
+    if (deleted > 0) this.logger.log(`Deleted ${deleted} events past EVENT_RETENTION_DAYS`);
+    return deleted;
+  }
+
+  private stopping = false;
+
+  /** Stops the timer and lets a sweep in flight finish (after its current chunk) before the database closes. */
+  async onModuleDestroy(): Promise<void> {
+    this.stopping = true;
+    clearInterval(this.timer);
+    await this.running;
+  }
+}

@@ -1,0 +1,52 @@
+import { EventsRepository } from '../../src/events/events.repository';
+import { EventsSweeper } from '../../src/events/events.sweeper';
+import type { NewEvent } from '../../src/events/event-types';
+import { createOrganization } from '../utils/fixtures';
+import { useTestApp } from '../utils/test-app';
+
+/** The retention sweep (EVENT_RETENTION_DAYS=1 here): set-based, in chunks, moving the retention boundary. */
+describe('events retention sweep', () => {
+  const app = useTestApp({ EVENT_RETENTION_DAYS: '1' });
+  const listEvent = (organizationId: string, name: string): NewEvent => ({
+    organizationId,
+    type: 'list.created',
+    data: { list: { id: name, name, archived: false } },
+  });
+
+  /** `transactions` transactions of `perTransaction` events each for the organization. */
+  async function commit(organizationId: string, transactions: number, perTransaction: number): Promise<void> {
+    const events = app.t.app.get(EventsRepository);
+    for (let i = 0; i < transactions; i++) {
+      await app.t.prisma.$transaction((tx) => events.record(tx, Array.from({ length: perTransaction }, (_, k) => listEvent(organizationId, `${i}.${k}`))));
+    }
+  }
+  const positions = async (organizationId: string) =>
+    (await app.t.prisma.eventCommit.findMany({ where: { organizationId }, orderBy: { position: 'asc' }, select: { position: true } })).map((c) => Number(c.position));
+
+  it('deletes, chunk after chunk, every transaction committed before the retention period, and only those', async () => {
+    const org = await createOrganization(app.t.prisma);
+    const other = await createOrganization(app.t.prisma);
+    await commit(org.id, 7, 3);
+    await commit(other.id, 2, 1);
+    // Positions 1–5 of org and 1 of other committed two days ago.
+    await app.t.prisma.$executeRaw`
+      UPDATE event_commits SET committed_at = now() - interval '2 days'
+      WHERE (organization_id = ${org.id} AND position <= 5) OR (organization_id = ${other.id} AND position = 1)`;
+
+    const deleted = await app.t.app.get(EventsSweeper).sweep(2); // three chunks of at most two transactions
+    expect(deleted).toBe(5 * 3 + 1);
+    expect(await positions(org.id)).toEqual([6, 7]);
+    expect(await positions(other.id)).toEqual([2]);
+    expect(await app.t.prisma.event.count({ where: { organizationId: org.id } })).toBe(2 * 3);
+
+    const seqsOf5 = await app.t.prisma.eventRetention.findUniqueOrThrow({ where: { organizationId: org.id } });
+    expect(seqsOf5.prunedPosition).toBe(5n);
+    const kept = await app.t.prisma.event.findMany({ where: { organizationId: org.id }, select: { seq: true } });
+    expect(kept.every((event) => event.seq > seqsOf5.prunedSeq)).toBe(true);
+    expect((await app.t.prisma.eventRetention.findUniqueOrThrow({ where: { organizationId: other.id } })).prunedPosition).toBe(1n);
+
+    // Nothing more to delete: the boundary stays.
+    expect(await app.t.app.get(EventsSweeper).sweep(2)).toBe(0);
+    expect((await app.t.prisma.eventRetention.findUniqueOrThrow({ where: { organizationId: org.id } })).prunedPosition).toBe(5n);
+  });
+});
