@@ -1,3 +1,5 @@
+import { publicEventId } from '../events/event-types';
+
 /** The event as GET /api/v2/events shows it and as a webhook receives it (contract 14). */
 export interface EventRow {
   id: string;
@@ -7,9 +9,7 @@ export interface EventRow {
   data: unknown;
 }
 
-export function publicEventId(uuid: string): string {
-  return 'evt_' + uuid.replace(/-/g, '').toLowerCase();
-}
+export { publicEventId };
 
 export function eventBody(event: EventRow): string {
   return JSON.stringify({ id: publicEventId(event.id), type: event.type, occurredAt: event.occurredAt.toISOString(), requestId: event.requestId, data: event.data });
