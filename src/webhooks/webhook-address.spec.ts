@@ -29,15 +29,15 @@ describe('urlProblem', () => {
 });
 
 describe('checkTarget', () => {
-  const hostile: Resolver = async () => [{ address: '127.0.0.1', family: 4 }];
-  const publicDns: Resolver = async () => [{ address: '93.184.216.34', family: 4 }];
+  const hostile: Resolver = () => Promise.resolve([{ address: '127.0.0.1', family: 4 }]);
+  const publicDns: Resolver = () => Promise.resolve([{ address: '93.184.216.34', family: 4 }]);
 
   it('refuses a public-looking name that a hostile resolver answers with 127.0.0.1', async () => {
     await expect(checkTarget('https://hooks.example.com/x', { allowInsecure: false, resolve: hostile })).rejects.toThrow(TargetRefused);
   });
 
   it('refuses the name when any one of its addresses is not public', async () => {
-    const mixed: Resolver = async () => [{ address: '93.184.216.34', family: 4 }, { address: '10.0.0.5', family: 4 }];
+    const mixed: Resolver = () => Promise.resolve([{ address: '93.184.216.34', family: 4 }, { address: '10.0.0.5', family: 4 }]);
     await expect(checkTarget('https://hooks.example.com/x', { allowInsecure: false, resolve: mixed })).rejects.toThrow(/non-public/);
   });
 
@@ -61,9 +61,7 @@ describe('checkTarget', () => {
   });
 
   it('refuses a name that does not resolve', async () => {
-    const failing: Resolver = async () => {
-      throw Object.assign(new Error('ENOTFOUND'), { code: 'ENOTFOUND' });
-    };
+    const failing: Resolver = () => Promise.reject(Object.assign(new Error('ENOTFOUND'), { code: 'ENOTFOUND' }));
     await expect(checkTarget('https://nowhere.invalid/', { allowInsecure: false, resolve: failing })).rejects.toThrow(/resolve/);
   });
 });

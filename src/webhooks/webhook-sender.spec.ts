@@ -24,7 +24,7 @@ describe('sendAttempt', () => {
     try {
       // The first answer is the receiver; a rebinding resolver would answer something else next time.
       const answers = ['127.0.0.1', '10.9.9.9'];
-      const resolve: Resolver = jest.fn(async () => [{ address: answers.shift() as string, family: 4 as const }]);
+      const resolve: Resolver = jest.fn(() => Promise.resolve([{ address: answers.shift() as string, family: 4 as const }]));
       const target = await checkTarget(`http://hooks.rebind.test:${receiver.port}/hook?x=1`, { allowInsecure: true, resolve });
       const secret = newWebhookSecret();
       const body = '{"id":"evt_2"}';

@@ -67,7 +67,7 @@ export function sendAttempt(target: CheckedTarget, headers: Record<string, strin
       },
       (response) => {
         const status = response.statusCode ?? null;
-        const retryAfterMs = status === 429 || status === 503 ? retryAfterMsOf(response.headers['retry-after'] as string | undefined) : null;
+        const retryAfterMs = status === 429 || status === 503 ? retryAfterMsOf(response.headers['retry-after']) : null;
         // The receiver's body is not needed: read it away (bounded) so the connection can be reused.
         let received = 0;
         response.on('data', (chunk: Buffer) => {

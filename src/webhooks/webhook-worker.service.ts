@@ -63,7 +63,7 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
 
   private async loop(): Promise<void> {
     while (this.running) {
-      let busy = false;
+      let busy: boolean;
       try {
         const { read } = await this.repository.fanOut(FAN_OUT_PAGE);
         busy = read >= FAN_OUT_PAGE;
@@ -85,13 +85,12 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
   /** Waits `ms`, or less when an attempt ends or outcomes are written (a contact's next event may be due). */
   private sleep(ms: number): Promise<void> {
     return new Promise((resolve) => {
-      const timer = setTimeout(done, ms);
-      const self = this;
-      function done() {
+      const done = () => {
         clearTimeout(timer);
-        if (self.wake === done) self.wake = undefined;
+        if (this.wake === done) this.wake = undefined;
         resolve();
-      }
+      };
+      const timer = setTimeout(done, ms);
       this.wake = done;
     });
   }

@@ -28,7 +28,7 @@ describe('webhook endpoints (contract 14-16)', () => {
 
   const call = (method: 'get' | 'post' | 'patch' | 'delete', path: string, body?: unknown, apiKey = key): Promise<Res> => {
     const req = t.http()[method](path).set('Authorization', `Bearer ${apiKey}`);
-    return (body === undefined ? req : req.set('Content-Type', 'application/json').send(body as object)) as unknown as Promise<Res>;
+    return body === undefined ? req : req.set('Content-Type', 'application/json').send(body as string | object);
   };
   const create = (body: unknown) => call('post', '/api/v2/webhooks', body);
 

@@ -42,7 +42,7 @@ describe('webhook delivery', () => {
     const key = await adminKey(org);
     const call = (method: 'get' | 'post' | 'patch', path: string, body?: unknown): Promise<Res> => {
       const req = t.http()[method](path).set('Authorization', `Bearer ${key}`);
-      return (body === undefined ? req : req.set('Content-Type', 'application/json').send(body as object)) as unknown as Promise<Res>;
+      return body === undefined ? req : req.set('Content-Type', 'application/json').send(body as string | object);
     };
     const created = await call('post', '/api/v2/webhooks', { url, ...(types ? { types } : {}) });
     expect(created.status).toBe(201);
@@ -167,7 +167,7 @@ describe('webhook addresses with a hostile resolver (WEBHOOK_ALLOW_INSECURE unse
 
   it('refuses a public name resolving to 127.0.0.1 on POST, and on the attempt when it rebinds after POST', async () => {
     const answers: Record<string, string> = { 'hooks.example.com': '127.0.0.1', 'rebind.example.com': '93.184.216.34' };
-    t.app.get(WebhookAddressPolicy).useResolver(async (host) => [{ address: answers[host] ?? '203.0.113.1', family: 4 }]);
+    t.app.get(WebhookAddressPolicy).useResolver((host) => Promise.resolve([{ address: answers[host] ?? '203.0.113.1', family: 4 as const }]));
     const org = await Org.create(t);
     const key = await adminKey(org);
     const post = (body: unknown) => t.http().post('/api/v2/webhooks').set('Authorization', `Bearer ${key}`).send(body as object);
@@ -179,7 +179,7 @@ describe('webhook addresses with a hostile resolver (WEBHOOK_ALLOW_INSECURE unse
     expect(created.status).toBe(201);
     answers['rebind.example.com'] = '127.0.0.1'; // the name now points at the receiver on loopback
     await t.prisma.$transaction((tx) =>
-      t.app.get(EventsRepository).record(tx, [{ organizationId: org.id, type: 'list.created', data: { list: { id: 'l', name: 'L', archived: false } } } as NewEvent]),
+      t.app.get(EventsRepository).record(tx, [{ organizationId: org.id, type: 'list.created', data: { list: { id: 'l', name: 'L', archived: false } } }]),
     );
     const path = `/api/v2/webhooks/${created.body.webhook.id}/deliveries`;
     await waitUntil('an attempt', async () => (await t.http().get(path).set('Authorization', `Bearer ${key}`)).body.deliveries[0]?.attempts.length > 0);
