@@ -13,6 +13,8 @@ import { type AttemptOutcome, type ClaimedDelivery, WebhooksRepository } from '.
 
 /** Events read from the feed per webhook and round; a full page means more are waiting. */
 const FAN_OUT_PAGE = 1000;
+/** Fewest free attempt slots worth a claim statement (unless nothing is in flight). */
+const CLAIM_BATCH = 16;
 /** Attempts' outcomes are written together, at most this long after the first of them ended. */
 const FLUSH_DELAY_MS = 15;
 
@@ -67,8 +69,9 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
       try {
         const { read } = await this.repository.fanOut(FAN_OUT_PAGE);
         busy = read >= FAN_OUT_PAGE;
+        // Take work in batches (one claim statement per batch, not one per attempt that ended).
         const free = this.config.WEBHOOK_CONCURRENCY - this.inFlight;
-        if (free > 0) {
+        if (free >= Math.min(CLAIM_BATCH, this.config.WEBHOOK_CONCURRENCY) || (free > 0 && this.inFlight === 0)) {
           const claimed = await this.repository.claim(this.owner, randomUUID(), this.config.WEBHOOK_LEASE_SECONDS, free);
           for (const delivery of claimed) this.start(delivery);
           if (claimed.length === free) busy = true;
@@ -78,7 +81,7 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
         await this.sleep(1000);
         continue;
       }
-      if (!busy || this.inFlight >= this.config.WEBHOOK_CONCURRENCY) await this.sleep(this.config.WEBHOOK_POLL_MS);
+      if (!busy || this.config.WEBHOOK_CONCURRENCY - this.inFlight < CLAIM_BATCH) await this.sleep(this.config.WEBHOOK_POLL_MS);
     }
   }
 
