@@ -83,7 +83,7 @@ interface Scenario {
 interface Fixtures {
   organizationId: string;
   key: string;
-  /** A key with the `admin` scope (erase needs it); `key` has the default scope, as a caller's would. */
+  /** A key with the `admin` scope (erase and webhooks need it); `key` has the default scope, as a caller's would. */
   adminKey: string;
   listIds: [string, string];
 }
@@ -109,7 +109,8 @@ async function main(): Promise<void> {
     keptState.fixtures = fx;
     saveKeptState();
     postgres = await serverVersion(db.url);
-    service = await startService(db.url);
+    // Webhook scenarios deliver to a receiver in this process, on 127.0.0.1.
+    service = await startService(db.url, { WEBHOOK_ALLOW_INSECURE: 'true' });
   } catch (error) {
     await db.stop();
     throw error;
@@ -144,6 +145,14 @@ async function main(): Promise<void> {
     if (wanted('batchCreate')) {
       scenarios.push(await runHttp(service, stats, fx, 'batchCreate', BATCH_CONNECTIONS, SECONDS, WARMUP_SECONDS, batchCreate(fx)));
     }
+    if (wanted('batchCreateWithWebhook')) {
+      // The same scenario with one webhook delivering every event to a local receiver.
+      const hook = await withWebhook(service, fx, async () =>
+        scenarios.push(await runHttp(service, stats, fx, 'batchCreateWithWebhook', BATCH_CONNECTIONS, SECONDS, WARMUP_SECONDS, batchCreate(fx))),
+      );
+      result.batchCreateWithWebhook = hook;
+    }
+    if (wanted('webhookLatency')) result.webhookLatency = await webhookLatency(service, fx, db.url);
     const overwriteEmails = await seedOverwriteContacts(service, fx);
     if (wanted('batchOverwrite')) {
       scenarios.push(
@@ -186,6 +195,7 @@ async function main(): Promise<void> {
     }
     result.scenarios = Object.fromEntries(scenarios.filter((s) => s.name !== 'coldFirst5s' && !s.name.startsWith('batchSweep-')).map((s) => [s.name, s]));
     result.ratioToRaw = ratio('batchCreate', 'rawBatch');
+    result.webhookRatio = ratio('batchCreateWithWebhook', 'batchCreate');
     result.singleRatioToRaw = ratio('singleCreate', 'rawSingle');
 
     if (EXISTING > 0) {
@@ -889,11 +899,11 @@ async function makeFixtures(url: string, kept?: Omit<Fixtures, 'adminKey'>): Pro
     }
     const org = (await admin(['org', 'create', '--name', 'Bench'])) as { id: string };
     const key = (await admin(['key', 'create', '--org', org.id])) as { key: string };
+    const adminKey = (await admin(['key', 'create', '--org', org.id, '--scope', 'admin'])) as { key: string };
     const a = (await admin(['list', 'create', '--org', org.id, '--name', 'Newsletter'])) as { id: string };
     const b = (await admin(['list', 'create', '--org', org.id, '--name', 'Customers'])) as { id: string };
     await admin(['field', 'create', '--org', org.id, '--key', 'plan', '--type', 'select', '--options', 'free,pro']);
     await admin(['field', 'create', '--org', org.id, '--key', 'seats', '--type', 'number']);
-    const adminKey = (await admin(['key', 'create', '--org', org.id, '--scope', 'admin'])) as { key: string };
     return { organizationId: org.id, key: key.key, adminKey: adminKey.key, listIds: [a.id, b.id] };
   } finally {
     await prisma.$disconnect();
@@ -1078,6 +1088,150 @@ async function tracingComparison(url: string, stats: StatementStats, fx: Fixture
     status5xx,
     report: { sampler: 'parentbased_traceidratio', ratio: Number(ratio), rounds, seconds: SECONDS, sink, scenarios },
   };
+}
+
+/** A receiver in this process answering 204, recording when each webhook-id arrived. */
+async function startHookReceiver() {
+  const arrivals = new Map<string, number>();
+  let requests = 0;
+  const server = http.createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      requests++;
+      const id = req.headers['webhook-id'];
+      if (typeof id === 'string' && !arrivals.has(id)) arrivals.set(id, Date.now());
+      res.writeHead(204).end();
+    });
+  });
+  server.keepAliveTimeout = 60_000;
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
+    arrivals,
+    requests: () => requests,
+    close: () => new Promise<void>((resolve) => (server.closeAllConnections(), server.close(() => resolve()))),
+  };
+}
+
+async function adminCall(service: Service, fx: Fixtures, method: string, path: string, body?: unknown): Promise<Record<string, unknown>> {
+  const res = await fetch(`http://127.0.0.1:${service.port}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${fx.adminKey}`, 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
+  return (await res.json()) as Record<string, unknown>;
+}
+
+/** Runs `work` while one webhook delivers every event to a local receiver; then waits for the backlog (≤ 120 s). */
+async function withWebhook(service: Service, fx: Fixtures, work: () => Promise<unknown>) {
+  const receiver = await startHookReceiver();
+  const created = await adminCall(service, fx, 'POST', '/api/v2/webhooks', { url: receiver.url, types: ['contact.created', 'contact.updated'] });
+  const id = (created.webhook as { id: string }).id;
+  try {
+    const started = Date.now();
+    await work();
+    const loadEnded = Date.now();
+    let delivered = receiver.arrivals.size;
+    const backlogAtEnd = delivered;
+    const deadline = Date.now() + 120_000;
+    for (;;) {
+      const page = (await adminCall(service, fx, 'GET', `/api/v2/webhooks/${id}/deliveries?limit=1`)) as { deliveries: { state: string }[] };
+      // Newest first: the newest delivered means the backlog is through (order per webhook is by due time).
+      if (page.deliveries[0]?.state !== 'pending' || Date.now() > deadline) break;
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    delivered = receiver.arrivals.size;
+    return {
+      delivered,
+      deliveredDuringLoad: backlogAtEnd,
+      deliveredPerSecondDuringLoad: round(backlogAtEnd / ((loadEnded - started) / 1000)),
+      drainSeconds: round((Date.now() - loadEnded) / 1000, 2),
+      duplicateRequests: receiver.requests() - delivered,
+    };
+  } finally {
+    await adminCall(service, fx, 'DELETE', `/api/v2/webhooks/${id}`);
+    await receiver.close();
+  }
+}
+
+/**
+ * 2,000 events per second (40 batches of 50 new contacts a second, paced, not closed-loop) for
+ * BENCH_SECONDS with one webhook: latency from each event's commit (event_commits.committed_at,
+ * the database clock on this machine) to its arrival at the receiver.
+ */
+async function webhookLatency(service: Service, fx: Fixtures, url: string) {
+  const receiver = await startHookReceiver();
+  const created = await adminCall(service, fx, 'POST', '/api/v2/webhooks', { url: receiver.url, types: ['contact.created'] });
+  const id = (created.webhook as { id: string }).id;
+  const next = batchCreate(fx);
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
+  let sent = 0;
+  let failed = 0;
+  const inFlight = new Set<Promise<void>>();
+  const post = () => {
+    const made = next();
+    const body = JSON.stringify(made.body);
+    const done = new Promise<void>((resolve) => {
+      const req = http.request(
+        { host: '127.0.0.1', port: service.port, path: made.path, method: 'POST', agent, headers: { authorization: `Bearer ${fx.key}`, 'content-type': 'application/json' } },
+        (res) => {
+          if (res.statusCode !== 200) failed++;
+          res.resume();
+          res.on('end', resolve);
+        },
+      );
+      req.on('error', () => (failed++, resolve()));
+      req.end(body);
+    });
+    inFlight.add(done);
+    void done.then(() => inFlight.delete(done));
+    sent++;
+  };
+  try {
+    log(`webhookLatency: 2,000 events/s for ${SECONDS} s`);
+    const started = Date.now();
+    // 40 batches a second, on schedule (a tick that comes late sends what is owed).
+    await new Promise<void>((resolve) => {
+      const timer = setInterval(() => {
+        const owed = Math.floor(((Date.now() - started) / 1000) * 40) - sent;
+        for (let i = 0; i < owed; i++) post();
+        if (Date.now() - started >= SECONDS * 1000) {
+          clearInterval(timer);
+          resolve();
+        }
+      }, 5);
+    });
+    await Promise.all([...inFlight]);
+    const expected = sent * BATCH - failed * BATCH;
+    const deadline = Date.now() + 60_000;
+    while (receiver.arrivals.size < expected && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+    const client = new Client({ connectionString: url });
+    await client.connect();
+    const { rows } = await client.query<{ id: string; ms: string }>(
+      `SELECT 'evt_' || replace(e.id::text, '-', '') AS id, (extract(epoch FROM c.committed_at) * 1000)::float8 AS ms
+       FROM events e JOIN event_commits c ON c.organization_id = e.organization_id AND c.xid = e.xid
+       WHERE e.organization_id = $1 AND e.type = 'contact.created' AND e.occurred_at >= to_timestamp($2 / 1000.0)`,
+      [fx.organizationId, started - 1000],
+    );
+    await client.end();
+    const latencies = rows.map((row) => (receiver.arrivals.get(row.id) ?? Number.POSITIVE_INFINITY) - Number(row.ms)).sort((a, b) => a - b);
+    const at = (q: number) => round(latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? NaN, 0);
+    return {
+      eventsPerSecondOffered: round((sent * BATCH) / ((Date.now() - started) / 1000 > SECONDS ? SECONDS : SECONDS)),
+      events: rows.length,
+      delivered: receiver.arrivals.size,
+      failedRequests: failed,
+      p50Ms: at(0.5),
+      p99Ms: at(0.99),
+      maxMs: at(1),
+      shareWithin2s: round(latencies.filter((ms) => ms <= 2000).length / Math.max(1, latencies.length), 4),
+    };
+  } finally {
+    agent.destroy();
+    await adminCall(service, fx, 'DELETE', `/api/v2/webhooks/${id}`);
+    await receiver.close();
+  }
 }
 
 async function startService(url: string, extraEnv: Record<string, string> = {}): Promise<Service> {

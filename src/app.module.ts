@@ -23,6 +23,7 @@ import { RequestsModule } from './requests/requests.module';
 import { ErasureModule } from './erasure/erasure.module';
 import { EventsModule } from './events/events.module';
 import { SuppressionsModule } from './suppressions/suppressions.module';
+import { WebhooksModule } from './webhooks/webhooks.module';
 import { RequestValidationPipe } from './validation/request-validation.pipe';
 
 /**
@@ -51,6 +52,7 @@ export class AppModule {
         RequestsModule,
         EventsModule,
         RateLimitModule,
+        WebhooksModule,
       ],
       providers: [
         { provide: APP_CONFIG, useValue: config },

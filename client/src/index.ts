@@ -18,3 +18,4 @@ export { ContactSyncError, type ContactSyncErrorCode } from './errors';
 export { retryAfterMs, type RetryOptions, type TransportStats } from './transport';
 export type * from './types';
 export type { components, paths } from './generated/openapi';
+export { verifyWebhook, WebhookVerificationError, type WebhookEvent } from './webhooks';

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { DEFAULT_RETRY_DELAYS, parseRetryDelays } from '../common/retry-delays';
 
 /**
  * Every setting an operator can give, checked once at start. A bad value stops the start with
@@ -62,6 +63,31 @@ const envSchema = z.object({
   HEADERS_TIMEOUT_MS: positiveInt.default(10000),
   /** Longest time to receive a body once the server starts reading it; then 408, connection closed. */
   BODY_TIMEOUT_MS: positiveInt.default(30000),
+  /** Development and tests only: webhooks may use `http` and local or private addresses. */
+  WEBHOOK_ALLOW_INSECURE: booleanString.default('false'),
+  /** Seconds between a webhook's attempts, comma-separated (contract 16); jittered by up to 20%. */
+  WEBHOOK_RETRY_DELAYS: z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      if (v === undefined) return DEFAULT_RETRY_DELAYS;
+      const delays = parseRetryDelays(v);
+      if (!delays) {
+        ctx.addIssue({ code: 'custom', message: 'must be comma-separated numbers of seconds, each above 0' });
+        return z.NEVER;
+      }
+      return delays;
+    }),
+  /** How long an instance holds an attempt it took; one that dies leaves it to another after this. Above the 10 s attempt timeout. */
+  WEBHOOK_LEASE_SECONDS: z.coerce.number({ message: 'must be a whole number' }).int('must be a whole number').min(11, 'must be at least 11 (the attempt timeout is 10 s)').default(30),
+  /** How often an idle instance looks for new events and due attempts. */
+  WEBHOOK_POLL_MS: positiveInt.default(200),
+  /** Attempts one instance makes at the same time. */
+  WEBHOOK_CONCURRENCY: positiveInt.default(64),
+  /** A webhook without a single success for this long is disabled (contract 14: 24 hours). */
+  WEBHOOK_DISABLE_AFTER_SECONDS: positiveInt.default(86400),
+  /** false: this instance makes no deliveries (its API still manages webhooks). */
+  WEBHOOK_DELIVERY: booleanString.default('true'),
   /** Days change events are kept (docs/events.md, "Retention"); fractions allowed (tests use seconds' worth). */
   EVENT_RETENTION_DAYS: z.coerce
     .number({ message: 'must be a number of days' })

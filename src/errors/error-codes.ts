@@ -16,6 +16,9 @@ export enum RequestErrorCode {
   /** A contact is always in at least one list: delete it instead. */
   LAST_LIST_MEMBERSHIP = 'LAST_LIST_MEMBERSHIP',
   FIELD_KEY_TAKEN = 'FIELD_KEY_TAKEN',
+  WEBHOOK_NOT_FOUND = 'WEBHOOK_NOT_FOUND',
+  /** An organization has at most 20 webhooks. */
+  WEBHOOK_LIMIT_REACHED = 'WEBHOOK_LIMIT_REACHED',
   /** An events feed cursor behind the retention boundary (docs/events.md). */
   CURSOR_EXPIRED = 'CURSOR_EXPIRED',
   PAYLOAD_TOO_LARGE = 'PAYLOAD_TOO_LARGE',
@@ -48,12 +51,14 @@ export function httpStatusOf(code: RequestErrorCode): number {
     case RequestErrorCode.LIST_NOT_FOUND:
     case RequestErrorCode.FIELD_NOT_FOUND:
     case RequestErrorCode.SUPPRESSION_NOT_FOUND:
+    case RequestErrorCode.WEBHOOK_NOT_FOUND:
       return 404;
     case RequestErrorCode.INSUFFICIENT_SCOPE:
       return 403;
     case RequestErrorCode.SUPPRESSION_LOCKED:
     case RequestErrorCode.LAST_LIST_MEMBERSHIP:
     case RequestErrorCode.FIELD_KEY_TAKEN:
+    case RequestErrorCode.WEBHOOK_LIMIT_REACHED:
       return 409;
     case RequestErrorCode.CURSOR_EXPIRED:
       return 410;

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
 export type ContactOutcome = 'created' | 'updated' | 'unchanged' | 'failed';
 
@@ -47,6 +47,31 @@ export class MetricsService {
     registers: [this.registry],
   });
 
+  /** One per webhook attempt: delivered, retry (failed, another attempt scheduled), failed (given up), disabled (410). */
+  readonly webhookDeliveries = new Counter({
+    name: 'webhook_deliveries_total',
+    help: 'Webhook delivery attempts by outcome (delivered, retry, failed, gone)',
+    labelNames: ['outcome'] as const,
+    registers: [this.registry],
+  });
+
+  /** Read from the database at each scrape (set by the webhooks module). */
+  private oldestUndelivered: (() => Promise<number>) | undefined;
+
+  readonly webhookOldestUndelivered = new Gauge({
+    name: 'webhook_oldest_undelivered_event_age_seconds',
+    help: 'Seconds since the commit of the oldest event not yet delivered (or failed) to an enabled webhook; 0 when none',
+    registers: [this.registry],
+    collect: async () => {
+      if (!this.oldestUndelivered) return;
+      try {
+        this.webhookOldestUndelivered.set(await this.oldestUndelivered());
+      } catch {
+        // The database cannot answer: the scrape keeps the last value.
+      }
+    },
+  });
+
   constructor() {
     collectDefaultMetrics({ register: this.registry });
   }
@@ -65,6 +90,15 @@ export class MetricsService {
   /** A 503: the database could not serve, other requests held the contacts' locks, or shutting down. */
   serviceUnavailableAnswered(reason: string): void {
     this.serviceUnavailable.inc({ reason });
+  }
+
+  webhookAttempted(outcome: 'delivered' | 'retry' | 'failed' | 'gone'): void {
+    this.webhookDeliveries.inc({ outcome });
+  }
+
+  /** How the oldest-undelivered gauge is read (the webhooks module knows the tables). */
+  measureOldestUndeliveredWith(source: () => Promise<number>): void {
+    this.oldestUndelivered = source;
   }
 
   rateLimitRefused(scope: 'org' | 'ip'): void {

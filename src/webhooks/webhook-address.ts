@@ -1,0 +1,131 @@
+import { lookup } from 'node:dns/promises';
+import { BlockList, isIP } from 'node:net';
+
+/**
+ * Where a webhook may be delivered (contract 14, "URLs"; docs/events.md, "Webhooks"): `https`
+ * only, and only to public addresses, checked after DNS resolution on POST/PATCH and on every
+ * attempt. The attempt then connects to the very address that was checked (webhook-sender.ts), so
+ * a resolver that answers differently the second time (DNS rebinding) cannot swap it.
+ */
+
+/** A name's addresses, as `dns.lookup(name, { all: true })` gives them; injectable for tests. */
+export type Resolver = (hostname: string) => Promise<{ address: string; family: 4 | 6 }[]>;
+
+export const systemResolver: Resolver = async (hostname) =>
+  (await lookup(hostname, { all: true, verbatim: true })).map(({ address, family }) => ({ address, family: family === 6 ? 6 : 4 }));
+
+/** Every range that is not a public unicast address (IANA special-purpose registries). */
+// Two lists: node's BlockList also matches IPv4 addresses against IPv6 rules (as IPv4-mapped).
+const NON_PUBLIC_V4 = new BlockList();
+const NON_PUBLIC_V6 = new BlockList();
+for (const [net, prefix] of [
+  ['0.0.0.0', 8], // "this network", unspecified
+  ['10.0.0.0', 8], // private
+  ['100.64.0.0', 10], // carrier-grade NAT
+  ['127.0.0.0', 8], // loopback
+  ['169.254.0.0', 16], // link-local (cloud metadata 169.254.169.254)
+  ['172.16.0.0', 12], // private
+  ['192.0.0.0', 24], // IETF protocol assignments
+  ['192.0.2.0', 24], // documentation TEST-NET-1
+  ['192.31.196.0', 24], // AS112
+  ['192.52.193.0', 24], // AMT
+  ['192.88.99.0', 24], // 6to4 relay anycast (deprecated)
+  ['192.168.0.0', 16], // private
+  ['192.175.48.0', 24], // AS112
+  ['198.18.0.0', 15], // benchmarking
+  ['198.51.100.0', 24], // documentation TEST-NET-2
+  ['203.0.113.0', 24], // documentation TEST-NET-3
+  ['224.0.0.0', 4], // multicast
+  ['240.0.0.0', 4], // reserved, and 255.255.255.255 broadcast
+] as const) {
+  NON_PUBLIC_V4.addSubnet(net, prefix, 'ipv4');
+}
+for (const [net, prefix] of [
+  ['::', 128], // unspecified
+  ['::1', 128], // loopback
+  ['::', 96], // IPv4-compatible (deprecated)
+  ['::ffff:0:0', 96], // IPv4-mapped: refused whatever IPv4 address it carries
+  ['64:ff9b::', 96], // NAT64 well-known prefix
+  ['64:ff9b:1::', 48], // local-use NAT64
+  ['100::', 64], // discard-only
+  ['2001::', 23], // IETF protocol assignments (Teredo, benchmarking, ORCHID...)
+  ['2001:db8::', 32], // documentation
+  ['2002::', 16], // 6to4
+  ['3fff::', 20], // documentation
+  ['5f00::', 16], // SRv6 SIDs
+  ['fc00::', 7], // unique local
+  ['fe80::', 10], // link-local
+  ['fec0::', 10], // site-local (deprecated)
+  ['ff00::', 8], // multicast
+] as const) {
+  NON_PUBLIC_V6.addSubnet(net, prefix, 'ipv6');
+}
+
+/** True for a public unicast address, false for anything else (also for what is not an address). */
+export function isPublicAddress(address: string): boolean {
+  const family = isIP(address);
+  if (family === 4) return !NON_PUBLIC_V4.check(address, 'ipv4');
+  if (family === 6) {
+    // Only the global unicast block 2000::/3 is public at all.
+    const first = parseInt(address.split(':')[0] || '0', 16);
+    if (!(first >= 0x2000 && first <= 0x3fff)) return false;
+    return !NON_PUBLIC_V6.check(address, 'ipv6');
+  }
+  return false;
+}
+
+/** A URL that may be delivered to, and the one address the attempt connects to. */
+export interface CheckedTarget {
+  url: URL;
+  address: string;
+  family: 4 | 6;
+}
+
+export class TargetRefused extends Error {}
+
+export interface TargetPolicy {
+  /** WEBHOOK_ALLOW_INSECURE: `http` and non-public addresses allowed (development, tests). */
+  allowInsecure: boolean;
+  resolve: Resolver;
+}
+
+/** The URL's syntax alone (no DNS): a message saying what is wrong, or null. */
+export function urlProblem(value: string, allowInsecure: boolean): string | null {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return 'url must be an absolute URL';
+  }
+  if (url.protocol !== 'https:' && !(allowInsecure && url.protocol === 'http:')) return 'url must be an https URL';
+  if (url.username || url.password) return 'url must not carry a user name or password';
+  if (value.length > 2048) return 'url must be at most 2048 characters';
+  return null;
+}
+
+/**
+ * Resolves the URL's host and checks every address it resolves to (one non-public answer refuses
+ * it: a resolver may hand any of them to a connection). Throws TargetRefused saying why.
+ */
+export async function checkTarget(value: string, policy: TargetPolicy): Promise<CheckedTarget> {
+  const problem = urlProblem(value, policy.allowInsecure);
+  if (problem) throw new TargetRefused(problem);
+  const url = new URL(value);
+  const host = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
+  let addresses: { address: string; family: 4 | 6 }[];
+  const literal = isIP(host);
+  if (literal) {
+    addresses = [{ address: host, family: literal === 6 ? 6 : 4 }];
+  } else {
+    try {
+      addresses = await policy.resolve(host);
+    } catch {
+      throw new TargetRefused('url host does not resolve');
+    }
+  }
+  if (addresses.length === 0) throw new TargetRefused('url host does not resolve');
+  if (!policy.allowInsecure && addresses.some(({ address }) => !isPublicAddress(address))) {
+    throw new TargetRefused('url host resolves to a non-public address');
+  }
+  return { url, ...addresses[0] };
+}

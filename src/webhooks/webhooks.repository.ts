@@ -1,0 +1,316 @@
+import { Injectable } from '@nestjs/common';
+import { isStorableText } from '../common/storable-text';
+import { PrismaService } from '../database/prisma.service';
+import { Prisma } from '../generated/prisma/client';
+
+export interface WebhookView {
+  id: string;
+  url: string;
+  types: string[];
+  description: string | null;
+  enabled: boolean;
+  createdAt: string;
+}
+
+/** What PATCH /api/v2/webhooks/{id} may change; absent keys are kept. */
+export interface WebhookChange {
+  url?: string;
+  types?: string[];
+  enabled?: boolean;
+}
+
+const VIEW = { id: true, url: true, types: true, description: true, enabled: true, createdAt: true } as const;
+type ViewRow = { id: string; url: string; types: string[]; description: string | null; enabled: boolean; createdAt: Date };
+const viewOf = (row: ViewRow): WebhookView => ({ ...row, createdAt: row.createdAt.toISOString() });
+
+/** A delivery taken by one instance for one attempt, with what the attempt needs. */
+export interface ClaimedDelivery {
+  id: bigint;
+  webhookId: string;
+  leaseToken: string;
+  /** Attempts made so far, this one included. */
+  attemptCount: number;
+  url: string;
+  secret: string;
+  /** The event as the feed shows it; null when retention removed it. */
+  event: { id: string; type: string; occurredAt: Date; requestId: string | null; data: unknown } | null;
+}
+
+export interface AttemptOutcome {
+  id: bigint;
+  leaseToken: string;
+  /** pending (a retry is scheduled after delayMs), delivered or failed. */
+  state: 'pending' | 'delivered' | 'failed';
+  delayMs: number;
+  at: string;
+  status: number | null;
+  error: string | null;
+}
+
+export interface DeliveryRow {
+  eventId: string;
+  type: string;
+  state: string;
+  attempts: { at: string; status: number | null; error: string | null }[];
+  nextAttemptAt: Date | null;
+  position: bigint;
+  seq: bigint;
+}
+
+/** The 32 hex digits of a uuid, as `evt_...` ids carry them. */
+const UUID_PATTERN = /^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$/i;
+
+/**
+ * The only place that reads or writes webhooks and their deliveries (Prisma Client; `$queryRaw`
+ * where the work is set-based or needs `FOR UPDATE SKIP LOCKED`, and for times on the database
+ * clock shared by every instance). Delivery reads the events tables and writes only its own: the
+ * POST path writes nothing for webhooks.
+ */
+@Injectable()
+export class WebhooksRepository {
+  constructor(private readonly prisma: PrismaService) {}
+
+  transaction<T>(work: (tx: Prisma.TransactionClient) => Promise<T>): Promise<T> {
+    return this.prisma.$transaction(work);
+  }
+
+  /** Serializes webhook creation per organization (the limit of 20 holds under concurrent POSTs). */
+  async lockOrganization(tx: Prisma.TransactionClient, organizationId: string): Promise<void> {
+    await tx.$queryRaw`SELECT id FROM organizations WHERE id = ${organizationId} FOR UPDATE`;
+  }
+
+  count(tx: Prisma.TransactionClient, organizationId: string): Promise<number> {
+    return tx.webhook.count({ where: { organizationId } });
+  }
+
+  /** Where the organization's feed ends now: a new webhook gets the events committed after it. */
+  async feedEnd(tx: Prisma.TransactionClient, organizationId: string): Promise<{ position: bigint; seq: bigint }> {
+    const rows = await tx.$queryRaw<{ position: bigint | null }[]>`
+      SELECT max(position) AS position FROM event_commits WHERE organization_id = ${organizationId}`;
+    return { position: rows[0]?.position ?? 0n, seq: 9223372036854775807n };
+  }
+
+  async create(
+    tx: Prisma.TransactionClient,
+    organizationId: string,
+    input: { url: string; types: string[]; description: string | null; secret: string; feed: { position: bigint; seq: bigint } },
+  ): Promise<WebhookView> {
+    const row = await tx.webhook.create({
+      data: {
+        organizationId,
+        url: input.url,
+        types: input.types,
+        description: input.description,
+        secret: input.secret,
+        feedPosition: input.feed.position,
+        feedSeq: input.feed.seq,
+      },
+      select: VIEW,
+    });
+    return viewOf(row);
+  }
+
+  async findAll(organizationId: string): Promise<WebhookView[]> {
+    const rows = await this.prisma.webhook.findMany({ where: { organizationId }, select: VIEW, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] });
+    return rows.map(viewOf);
+  }
+
+  async find(organizationId: string, id: string): Promise<WebhookView | null> {
+    if (!UUID_PATTERN.test(id)) return null;
+    const row = await this.prisma.webhook.findFirst({ where: { id, organizationId }, select: VIEW });
+    return row ? viewOf(row) : null;
+  }
+
+  /** Null when the organization has no webhook with this id. Enabling clears what disabled it. */
+  async update(organizationId: string, id: string, change: WebhookChange): Promise<WebhookView | null> {
+    if (!UUID_PATTERN.test(id) || !isStorableText(id)) return null;
+    const data: Prisma.WebhookUpdateInput = { ...change };
+    if (change.enabled === true) Object.assign(data, { disabledReason: null, failingSince: null });
+    try {
+      return viewOf(await this.prisma.webhook.update({ where: { id, organizationId }, data, select: VIEW }));
+    } catch (error) {
+      if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === 'P2025') return null;
+      throw error;
+    }
+  }
+
+  /** Deletes the webhook and its deliveries (cascade); false when there is none. */
+  async delete(organizationId: string, id: string): Promise<boolean> {
+    if (!UUID_PATTERN.test(id)) return false;
+    const { count } = await this.prisma.webhook.deleteMany({ where: { id, organizationId } });
+    return count > 0;
+  }
+
+  async setSecret(organizationId: string, id: string, secret: string): Promise<boolean> {
+    if (!UUID_PATTERN.test(id)) return false;
+    const { count } = await this.prisma.webhook.updateMany({ where: { id, organizationId }, data: { secret } });
+    return count > 0;
+  }
+
+  /** Newest event first; `before` is the (position, seq) of the last row of the previous page. */
+  async deliveries(webhookId: string, before: { position: bigint; seq: bigint } | null, limit: number): Promise<DeliveryRow[]> {
+    const after = before ?? { position: 9223372036854775807n, seq: 9223372036854775807n };
+    const rows = await this.prisma.$queryRaw<
+      { event_id: string; type: string; state: string; attempts: DeliveryRow['attempts']; next_attempt_at: Date | null; position: bigint; seq: bigint }[]
+    >`
+      SELECT event_id::text, type, state, attempts, next_attempt_at, position, seq FROM webhook_deliveries
+      WHERE webhook_id = ${webhookId} AND (position, seq) < (${after.position}::bigint, ${after.seq}::bigint)
+      ORDER BY position DESC, seq DESC
+      LIMIT ${limit}::int`;
+    return rows.map((row) => ({
+      eventId: row.event_id,
+      type: row.type,
+      state: row.state,
+      attempts: row.attempts,
+      nextAttemptAt: row.next_attempt_at,
+      position: row.position,
+      seq: row.seq,
+    }));
+  }
+
+  /**
+   * Takes the next events of every enabled webhook that no other instance is taking (SKIP LOCKED)
+   * from the events feed (commit order: event_commits.position, then events.seq) into deliveries,
+   * and moves each webhook's feed position past them, in one statement. Events of types the
+   * webhook does not want are passed over. Returns how many events were read (a full page: call again).
+   */
+  async fanOut(pageSize: number): Promise<{ read: number; inserted: number }> {
+    const rows = await this.prisma.$queryRaw<{ read: bigint; inserted: bigint }[]>`
+      WITH w AS (
+        SELECT id, organization_id, types, feed_position, feed_seq FROM webhooks
+        WHERE enabled ORDER BY id FOR NO KEY UPDATE SKIP LOCKED
+      ), page AS (
+        SELECT w.id AS webhook_id, w.types, ev.* FROM w CROSS JOIN LATERAL (
+          SELECT c.position, e.seq, e.id AS event_id, e.type, e.contact_id
+          FROM event_commits c JOIN events e ON e.organization_id = c.organization_id AND e.xid = c.xid
+          WHERE c.organization_id = w.organization_id AND (c.position, e.seq) > (w.feed_position, w.feed_seq)
+          ORDER BY c.position, e.seq
+          LIMIT ${pageSize}::int
+        ) ev
+      ), ins AS (
+        INSERT INTO webhook_deliveries (webhook_id, event_seq, event_id, type, contact_id, position, seq)
+        SELECT webhook_id, seq, event_id, type, contact_id, position, seq FROM page WHERE type = ANY(types)
+        ON CONFLICT (webhook_id, event_seq) DO NOTHING
+        RETURNING 1
+      ), last AS (
+        SELECT DISTINCT ON (webhook_id) webhook_id, position, seq FROM page ORDER BY webhook_id, position DESC, seq DESC
+      ), moved AS (
+        UPDATE webhooks SET feed_position = last.position, feed_seq = last.seq FROM last WHERE webhooks.id = last.webhook_id
+        RETURNING 1
+      )
+      SELECT (SELECT count(*) FROM page) AS read, (SELECT count(*) FROM ins) AS inserted, (SELECT count(*) FROM moved) AS moved`;
+    return { read: Number(rows[0].read), inserted: Number(rows[0].inserted) };
+  }
+
+  /**
+   * Takes up to `limit` due deliveries for one attempt each (SKIP LOCKED: two instances never take
+   * the same one). Taking one pushes its next_attempt_at `leaseSeconds` ahead: that is its lease.
+   * An instance that dies mid-attempt leaves it due again when the lease ends, and the next taker
+   * logs the lost attempt. A delivery waits while an earlier event of the same contact is pending
+   * for the same webhook (per-contact commit order).
+   */
+  async claim(owner: string, leaseToken: string, leaseSeconds: number, limit: number): Promise<ClaimedDelivery[]> {
+    const rows = await this.prisma.$queryRaw<
+      {
+        id: bigint;
+        webhook_id: string;
+        attempt_count: number;
+        url: string;
+        secret: string;
+        event_id: string | null;
+        type: string | null;
+        occurred_at: Date | null;
+        request_id: string | null;
+        data: unknown;
+      }[]
+    >`
+      WITH due AS (
+        SELECT d.id, d.event_seq, d.webhook_id FROM webhook_deliveries d
+        JOIN webhooks w ON w.id = d.webhook_id
+        WHERE d.state = 'pending' AND d.next_attempt_at <= now() AND w.enabled
+          AND (d.contact_id IS NULL OR NOT EXISTS (
+            SELECT 1 FROM webhook_deliveries p
+            WHERE p.webhook_id = d.webhook_id AND p.contact_id = d.contact_id AND p.state = 'pending'
+              AND (p.position, p.seq) < (d.position, d.seq)))
+        ORDER BY d.next_attempt_at
+        LIMIT ${limit}::int
+        FOR UPDATE OF d SKIP LOCKED
+      )
+      UPDATE webhook_deliveries d SET
+        attempts = CASE WHEN d.lease_token IS NULL THEN d.attempts ELSE d.attempts || jsonb_build_array(jsonb_build_object(
+          'at', to_char(d.leased_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), 'status', NULL,
+          'error', 'no answer recorded: the instance making the attempt stopped')) END,
+        attempt_count = d.attempt_count + 1,
+        lease_token = ${leaseToken}, leased_at = now(), leased_by = ${owner},
+        next_attempt_at = now() + make_interval(secs => ${leaseSeconds}::int)
+      FROM due
+      JOIN webhooks w ON w.id = due.webhook_id
+      LEFT JOIN events e ON e.seq = due.event_seq
+      WHERE d.id = due.id
+      RETURNING d.id, d.webhook_id, d.attempt_count, w.url, w.secret, e.id::text AS event_id, e.type, e.occurred_at, e.request_id, e.data`;
+    return rows.map((row) => ({
+      id: row.id,
+      webhookId: row.webhook_id,
+      leaseToken,
+      attemptCount: row.attempt_count,
+      url: row.url,
+      secret: row.secret,
+      event:
+        row.event_id === null
+          ? null
+          : { id: row.event_id, type: row.type as string, occurredAt: row.occurred_at as Date, requestId: row.request_id, data: row.data },
+    }));
+  }
+
+  /** Records attempts (only those whose lease is still theirs: a lease taken over is the taker's to record). */
+  async complete(outcomes: AttemptOutcome[]): Promise<void> {
+    if (outcomes.length === 0) return;
+    await this.prisma.$executeRaw`
+      UPDATE webhook_deliveries d SET
+        state = r.state,
+        next_attempt_at = CASE WHEN r.state = 'pending' THEN now() + make_interval(secs => r.delay_ms / 1000.0) ELSE NULL END,
+        attempts = d.attempts || jsonb_build_array(jsonb_build_object('at', r.at, 'status', r.status, 'error', r.error)),
+        lease_token = NULL, leased_at = NULL
+      FROM unnest(${outcomes.map((o) => o.id.toString())}::bigint[], ${outcomes.map((o) => o.leaseToken)}::text[],
+                  ${outcomes.map((o) => o.state)}::text[], ${outcomes.map((o) => o.delayMs)}::float8[],
+                  ${outcomes.map((o) => o.at)}::text[], ${outcomes.map((o) => o.status)}::int[], ${outcomes.map((o) => o.error)}::text[])
+        AS r(id, lease_token, state, delay_ms, at, status, error)
+      WHERE d.id = r.id AND d.lease_token = r.lease_token`;
+  }
+
+  /** After attempts: a success clears the failing streak; a failure starts one, and ends the webhook after `disableAfterSeconds`. */
+  async recordWebhookHealth(succeeded: string[], failed: string[], gone: string[], disableAfterSeconds: number): Promise<string[]> {
+    const disabled: string[] = [];
+    if (gone.length > 0) {
+      const rows = await this.prisma.$queryRaw<{ id: string }[]>`
+        UPDATE webhooks SET enabled = false, disabled_reason = 'the receiver answered 410 Gone'
+        WHERE id = ANY(${gone}::text[]) AND enabled RETURNING id`;
+      disabled.push(...rows.map((r) => r.id));
+    }
+    if (failed.length > 0) {
+      await this.prisma.$executeRaw`
+        UPDATE webhooks SET failing_since = now() WHERE id = ANY(${failed}::text[]) AND failing_since IS NULL`;
+      const rows = await this.prisma.$queryRaw<{ id: string }[]>`
+        UPDATE webhooks SET enabled = false, disabled_reason = 'no successful delivery for ' || ${disableAfterSeconds}::int || ' seconds'
+        WHERE id = ANY(${failed}::text[]) AND enabled AND failing_since <= now() - make_interval(secs => ${disableAfterSeconds}::int)
+        RETURNING id`;
+      disabled.push(...rows.map((r) => r.id));
+    }
+    if (succeeded.length > 0) {
+      await this.prisma.$executeRaw`
+        UPDATE webhooks SET failing_since = NULL WHERE id = ANY(${succeeded}::text[]) AND failing_since IS NOT NULL`;
+    }
+    return disabled;
+  }
+
+  /** Seconds since the commit of the oldest event still pending for an enabled webhook (0 when none). */
+  async oldestPendingAgeSeconds(): Promise<number> {
+    const rows = await this.prisma.$queryRaw<{ age: number | null }[]>`
+      SELECT extract(epoch FROM now() - min(c.committed_at))::float8 AS age
+      FROM webhook_deliveries d
+      JOIN webhooks w ON w.id = d.webhook_id AND w.enabled
+      JOIN event_commits c ON c.organization_id = w.organization_id AND c.position = d.position
+      WHERE d.state = 'pending'`;
+    return rows[0]?.age ?? 0;
+  }
+}

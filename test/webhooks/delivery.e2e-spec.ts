@@ -1,0 +1,190 @@
+/**
+ * Webhook delivery (contract 14/16) on one instance, to a local receiver (WEBHOOK_ALLOW_INSECURE=true),
+ * with a retry schedule of fractions of a second. Events are written as the write paths write them
+ * (EventsRepository.record in a transaction), so these tests do not depend on which path emits what.
+ */
+import { Webhook } from 'standardwebhooks';
+import { EventsRepository } from '../../src/events/events.repository';
+import type { NewEvent } from '../../src/events/event-types';
+import { WebhookAddressPolicy } from '../../src/webhooks/webhook-address.policy';
+import { Org, type Res } from '../contract/helpers';
+import { adminKey } from '../contract/lifecycle-helpers';
+import { waitUntil } from '../utils/run-service';
+import { createTestApp, type TestApp } from '../utils/test-app';
+import { type Answer, startReceiver } from '../utils/webhook-receiver';
+
+jest.setTimeout(45_000);
+
+type Receiver = Awaited<ReturnType<typeof startReceiver>>;
+
+describe('webhook delivery', () => {
+  let t: TestApp;
+  const receivers: Receiver[] = [];
+  beforeAll(async () => {
+    t = await createTestApp({
+      IP_RATE_LIMIT: '1000000', ORG_RATE_LIMIT: '100000', WEBHOOK_ALLOW_INSECURE: 'true',
+      WEBHOOK_RETRY_DELAYS: '0.2,0.2,0.2', WEBHOOK_POLL_MS: '50',
+    });
+  });
+  afterAll(async () => {
+    await Promise.all(receivers.map((r) => r.close()));
+    await t.close();
+  });
+
+  async function receiver(answer?: (hook: { headers: Record<string, unknown> }, index: number) => Answer) {
+    const r = await startReceiver(answer);
+    receivers.push(r);
+    return r;
+  }
+
+  async function setup(url: string, types?: string[]) {
+    const org = await Org.create(t);
+    const key = await adminKey(org);
+    const call = (method: 'get' | 'post' | 'patch', path: string, body?: unknown): Promise<Res> => {
+      const req = t.http()[method](path).set('Authorization', `Bearer ${key}`);
+      return body === undefined ? req : req.set('Content-Type', 'application/json').send(body as string | object);
+    };
+    const created = await call('post', '/api/v2/webhooks', { url, ...(types ? { types } : {}) });
+    expect(created.status).toBe(201);
+    const record = (events: Omit<NewEvent, 'organizationId'>[]) =>
+      t.prisma.$transaction((tx) => t.app.get(EventsRepository).record(tx, events.map((e) => ({ ...e, organizationId: org.id }) as NewEvent)));
+    return { org, call, id: created.body.webhook.id as string, secret: created.body.secret as string, record };
+  }
+
+  const contactEvent = (contactId: string, n: number, type = 'contact.updated') =>
+    ({ type, contactId, email: `c${contactId}@example.com`, data: { contact: { id: contactId, n } } }) as unknown as Omit<NewEvent, 'organizationId'>;
+
+  it('delivers each committed event of the wanted types once, signed (standardwebhooks verifies), webhook-id = event id, and logs it', async () => {
+    const r = await receiver();
+    const { record, secret, call, id } = await setup(r.url, ['contact.created', 'list.created']);
+    await record([contactEvent('a', 1, 'contact.created'), { type: 'list.created', data: { list: { id: 'l1', name: 'N', archived: false } } } as never]);
+    await record([contactEvent('a', 2, 'contact.updated')]); // not a wanted type
+    await waitUntil('two deliveries', () => r.received.length >= 2);
+    const verifier = new Webhook(secret);
+    const bodies = r.received.map((hook) => verifier.verify(hook.body, hook.headers as Record<string, string>) as { id: string; type: string });
+    expect(bodies.map((b) => b.type)).toEqual(['contact.created', 'list.created']);
+    for (const [i, hook] of r.received.entries()) {
+      expect(hook.headers['webhook-id']).toBe(bodies[i].id);
+      expect(bodies[i].id).toMatch(/^evt_[0-9a-f]{32}$/);
+      expect(hook.headers['webhook-signature']).toMatch(/^v1,[A-Za-z0-9+/]+=*$/);
+      expect(Math.abs(Number(hook.headers['webhook-timestamp']) - Date.now() / 1000)).toBeLessThan(60);
+    }
+    expect(JSON.parse(r.received[0].body)).toEqual({ id: bodies[0].id, type: 'contact.created', occurredAt: expect.any(String), requestId: null, data: { contact: { id: 'a', n: 1 } } });
+    await waitUntil('the log says delivered', async () => (await call('get', `/api/v2/webhooks/${id}/deliveries`)).body.deliveries.every((d: { state: string }) => d.state === 'delivered'));
+    const log = (await call('get', `/api/v2/webhooks/${id}/deliveries`)).body;
+    expect(log.deliveries).toEqual([
+      { eventId: bodies[1].id, type: 'list.created', state: 'delivered', attempts: [{ at: expect.any(String), status: 200, error: null }], nextAttemptAt: null },
+      { eventId: bodies[0].id, type: 'contact.created', state: 'delivered', attempts: [{ at: expect.any(String), status: 200, error: null }], nextAttemptAt: null },
+    ]);
+    const page = (await call('get', `/api/v2/webhooks/${id}/deliveries?limit=1`)).body;
+    expect(page.deliveries.map((d: { eventId: string }) => d.eventId)).toEqual([bodies[1].id]);
+    const next = (await call('get', `/api/v2/webhooks/${id}/deliveries?limit=1&cursor=${page.nextCursor}`)).body;
+    expect(next.deliveries.map((d: { eventId: string }) => d.eventId)).toEqual([bodies[0].id]);
+    expect(next.nextCursor).toBeNull();
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(r.received).toHaveLength(2); // once each
+  });
+
+  it('retries a failed attempt per the schedule until a 2xx, and marks the event failed after the last retry', async () => {
+    const flaky = await receiver((_hook, i) => (i < 2 ? { status: 500 } : { status: 204 }));
+    const a = await setup(flaky.url);
+    await a.record([contactEvent('x', 1)]);
+    await waitUntil('a success after two failures', () => flaky.received.length >= 3);
+    const dead = await receiver(() => ({ status: 500 }));
+    const b = await setup(dead.url);
+    await b.record([contactEvent('y', 1)]);
+    await waitUntil('failed after the last retry', async () => (await b.call('get', `/api/v2/webhooks/${b.id}/deliveries`)).body.deliveries[0]?.state === 'failed');
+    const failed = (await b.call('get', `/api/v2/webhooks/${b.id}/deliveries`)).body.deliveries[0];
+    expect(failed.attempts.map((x: { status: number }) => x.status)).toEqual([500, 500, 500, 500]); // first + 3 retries
+    expect(failed.nextAttemptAt).toBeNull();
+    expect(dead.received).toHaveLength(4);
+    const ok = (await a.call('get', `/api/v2/webhooks/${a.id}/deliveries`)).body.deliveries[0];
+    expect(ok).toMatchObject({ state: 'delivered', attempts: [{ status: 500 }, { status: 500 }, { status: 204 }] });
+  });
+
+  it('honours Retry-After on 503, and a 410 disables the webhook', async () => {
+    const busy = await receiver((_hook, i) => (i === 0 ? { status: 503, headers: { 'retry-after': '2' } } : { status: 200 }));
+    const a = await setup(busy.url);
+    await a.record([contactEvent('r', 1)]);
+    await waitUntil('the retry', () => busy.received.length >= 2);
+    expect(busy.received[1].at - busy.received[0].at).toBeGreaterThanOrEqual(1500); // not the 0.2 s of the schedule
+    const gone = await receiver(() => ({ status: 410 }));
+    const b = await setup(gone.url);
+    await b.record([contactEvent('g', 1)]);
+    await waitUntil('disabled', async () => (await b.call('get', `/api/v2/webhooks/${b.id}`)).body.webhook.enabled === false);
+    await b.record([contactEvent('g', 2)]);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(gone.received).toHaveLength(1);
+  });
+
+  it('24 hours without a success disables the webhook', async () => {
+    const dead = await receiver(() => ({ status: 500 }));
+    const a = await setup(dead.url);
+    await t.prisma.$executeRaw`UPDATE webhooks SET failing_since = now() - interval '25 hours' WHERE id = ${a.id}`;
+    await a.record([contactEvent('d', 1)]);
+    await waitUntil('disabled', async () => (await a.call('get', `/api/v2/webhooks/${a.id}`)).body.webhook.enabled === false);
+    expect(dead.received).toHaveLength(1);
+  });
+
+  it('per contact, a later event waits until the earlier is delivered; other contacts are not held up', async () => {
+    let pFailures = 0;
+    const r = await receiver((hook) => {
+      const isP = (JSON.parse((hook as unknown as { body: string }).body) as { data: { contact: { id: string } } }).data.contact.id === 'p';
+      return isP && pFailures++ < 2 ? { status: 500 } : { status: 200 };
+    });
+    const { record } = await setup(r.url);
+    await record([contactEvent('p', 1), contactEvent('q', 1)]);
+    await record([contactEvent('p', 2)]);
+    await waitUntil('all three delivered', () => r.received.length >= 5);
+    const order = r.events().map((e) => `${(e.data.contact as { id: string }).id}${(e.data.contact as { n: number }).n}`);
+    expect(order.filter((x) => x.startsWith('p'))).toEqual(['p1', 'p1', 'p1', 'p2']);
+    expect(order.indexOf('q1')).toBeLessThan(order.lastIndexOf('p1')); // q did not wait for p
+  });
+
+  it('after rotate-secret, attempts verify with the new secret only', async () => {
+    const r = await receiver();
+    const { record, call, id, secret } = await setup(r.url);
+    const rotated = (await call('post', `/api/v2/webhooks/${id}/rotate-secret`)).body.secret as string;
+    await record([contactEvent('s', 1)]);
+    await waitUntil('delivered', () => r.received.length >= 1);
+    const hook = r.received[0];
+    expect(() => new Webhook(rotated).verify(hook.body, hook.headers as Record<string, string>)).not.toThrow();
+    expect(() => new Webhook(secret).verify(hook.body, hook.headers as Record<string, string>)).toThrow();
+  });
+});
+
+describe('webhook addresses with a hostile resolver (WEBHOOK_ALLOW_INSECURE unset)', () => {
+  let t: TestApp;
+  let receiver: Receiver;
+  beforeAll(async () => {
+    t = await createTestApp({ IP_RATE_LIMIT: '1000000', ORG_RATE_LIMIT: '100000', WEBHOOK_RETRY_DELAYS: '30', WEBHOOK_POLL_MS: '50' });
+    receiver = await startReceiver();
+  });
+  afterAll(async () => {
+    await receiver.close();
+    await t.close();
+  });
+
+  it('refuses a public name resolving to 127.0.0.1 on POST, and on the attempt when it rebinds after POST', async () => {
+    const answers: Record<string, string> = { 'hooks.example.com': '127.0.0.1', 'rebind.example.com': '93.184.216.34' };
+    t.app.get(WebhookAddressPolicy).useResolver((host) => Promise.resolve([{ address: answers[host] ?? '203.0.113.1', family: 4 as const }]));
+    const org = await Org.create(t);
+    const key = await adminKey(org);
+    const post = (body: unknown) => t.http().post('/api/v2/webhooks').set('Authorization', `Bearer ${key}`).send(body as object);
+    const refused = await post({ url: 'https://hooks.example.com/x' });
+    expect(refused.status).toBe(400);
+    expect(refused.body.error).toEqual({ code: 'INVALID_REQUEST', message: expect.stringMatching(/non-public/) });
+
+    const created = await post({ url: `https://rebind.example.com:${receiver.port}/x` });
+    expect(created.status).toBe(201);
+    answers['rebind.example.com'] = '127.0.0.1'; // the name now points at the receiver on loopback
+    await t.prisma.$transaction((tx) =>
+      t.app.get(EventsRepository).record(tx, [{ organizationId: org.id, type: 'list.created', data: { list: { id: 'l', name: 'L', archived: false } } }]),
+    );
+    const path = `/api/v2/webhooks/${created.body.webhook.id}/deliveries`;
+    await waitUntil('an attempt', async () => (await t.http().get(path).set('Authorization', `Bearer ${key}`)).body.deliveries[0]?.attempts.length > 0);
+    const delivery = (await t.http().get(path).set('Authorization', `Bearer ${key}`)).body.deliveries[0];
+    expect(delivery).toMatchObject({ state: 'pending', attempts: [{ status: null, error: expect.stringMatching(/non-public/) }] });
+    expect(receiver.received).toHaveLength(0);
+  });
+});
