@@ -106,11 +106,7 @@ describe('database faults: list removal, delete, listing', () => {
     await expectAllOrNothing(outcomes);
   });
 
-  // Skipped until Prisma's errors are classified like the pool's (docs/database-faults.md; pending on
-  // another branch): measured 2026-11-24, a statement_timeout inside these Prisma transactions
-  // answered 500 INTERNAL_ERROR in one run, and 503 followed by 15 s of 503s in another, and the
-  // app's close then hung. Unskip once that lands: it states what the contract requires.
-  it.skip('a removal and a delete stuck on a lock are cancelled by statement_timeout: 503, nothing written', async () => {
+  it('a removal and a delete stuck on a lock end at the lock timeout: 503, nothing written, then normal answers', async () => {
     const outcomes = await f.db.withClient(async (blocker) => {
       await blocker.query('BEGIN');
       await blocker.query('LOCK TABLE list_memberships IN ACCESS EXCLUSIVE MODE');
