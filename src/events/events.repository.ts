@@ -1,30 +1,14 @@
 import { Injectable } from '@nestjs/common';
 import { PrismaService } from '../database/prisma.service';
 import type { Prisma } from '../generated/prisma/client';
-import { type EventType, type EventView, type NewEvent, publicEventId } from './event-types';
+import type { NewEvent } from './event-types';
 import type { FeedPlace } from './event-cursor';
-
-/** One event of the feed, with its place (commit position, seq). */
-export interface FeedEvent {
-  place: FeedPlace;
-  event: EventView;
-}
-
-interface FeedRow {
-  position: bigint;
-  seq: bigint;
-  id: string;
-  type: EventType;
-  occurred_at: Date;
-  request_id: string | null;
-  data: EventView['data'];
-}
 
 /**
  * The events' tables. Writing: `record` in the caller's transaction, so an event exists exactly
  * when its change does (the transactional outbox of contract section 14). The commit position that
  * orders the feed is taken at COMMIT by the database (migration 20261124060000_events,
- * docs/events.md), never here.
+ * docs/events.md), never here. Reading the feed: EventsFeedRepository.
  */
 @Injectable()
 export class EventsRepository {
@@ -37,39 +21,6 @@ export class EventsRepository {
   async record(tx: Prisma.TransactionClient, events: readonly NewEvent[]): Promise<void> {
     if (events.length === 0) return;
     await tx.event.createMany({ data: events.map(toEventRow) });
-  }
-
-  /**
-   * Up to `limit` committed events of the organization after `after`, in commit order: by their
-   * transaction's commit position (event_commits, taken at COMMIT), then by seq within it. One
-   * statement, so one snapshot: positions become visible in order with no gap (docs/events.md),
-   * so what it reads is a prefix of what will ever follow `after`. `types`: only these (all when null).
-   */
-  async page(organizationId: string, after: FeedPlace, limit: number, types: readonly EventType[] | null): Promise<FeedEvent[]> {
-    const rows = await this.prisma.$queryRaw<FeedRow[]>`
-      SELECT c.position, e.seq, e.id::text AS id, e.type, e.occurred_at, e.request_id, e.data
-      FROM event_commits c
-      CROSS JOIN LATERAL (
-        SELECT e.seq, e.id, e.type, e.occurred_at, e.request_id, e.data
-        FROM events e
-        WHERE e.organization_id = c.organization_id AND e.xid = c.xid
-          AND (c.position > ${after.position} OR e.seq > ${after.seq})
-          AND (${types}::text[] IS NULL OR e.type = ANY(${types}::text[]))
-        ORDER BY e.seq
-      ) e
-      WHERE c.organization_id = ${organizationId} AND c.position >= ${after.position}
-      ORDER BY c.position, e.seq
-      LIMIT ${limit}`;
-    return rows.map((row) => ({
-      place: { position: BigInt(row.position), seq: BigInt(row.seq) },
-      event: {
-        id: publicEventId(row.id),
-        type: row.type,
-        occurredAt: row.occurred_at.toISOString(),
-        requestId: row.request_id,
-        data: row.data,
-      },
-    }));
   }
 
   /**

@@ -3,6 +3,7 @@ import { RequestErrorCode } from '../errors/error-codes';
 import { RequestError } from '../errors/request-error';
 import { encodeFeedCursor, isBefore } from './event-cursor';
 import type { EventView } from './event-types';
+import { EventsFeedRepository } from './events-feed.repository';
 import { EventsRepository } from './events.repository';
 import type { FeedQuery } from './feed-query';
 
@@ -14,7 +15,10 @@ export interface FeedPage {
 
 @Injectable()
 export class EventsService {
-  constructor(private readonly repository: EventsRepository) {}
+  constructor(
+    private readonly feed: EventsFeedRepository,
+    private readonly repository: EventsRepository,
+  ) {}
 
   /**
    * A page of the feed. The retention boundary is read AFTER the page: a sweep that deleted
@@ -22,7 +26,7 @@ export class EventsService {
    * answered as if complete (410 instead).
    */
   async page(organizationId: string, query: FeedQuery): Promise<FeedPage> {
-    const rows = await this.repository.page(organizationId, query.after, query.limit, query.types);
+    const rows = await this.feed.page(organizationId, query.after, query.limit, query.types);
     if (query.resumed) {
       const pruned = await this.repository.prunedThrough(organizationId);
       if (pruned && isBefore(query.after, pruned)) {
