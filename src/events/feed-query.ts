@@ -1,3 +1,4 @@
+import { LIST_LIMIT_DEFAULT, LIST_LIMIT_MAX, parseListLimit, singleQueryValue } from '../validation/list-query';
 import { invalidRequest } from '../errors/request-error';
 import { decodeFeedCursor, FEED_START, type FeedPlace } from './event-cursor';
 import { type EventType, EVENT_TYPES, isEventType } from './event-types';
@@ -11,36 +12,21 @@ export interface FeedQuery {
   types: EventType[] | null;
 }
 
-export const FEED_LIMIT_MAX = 1000;
-export const FEED_LIMIT_DEFAULT = 100;
+export const FEED_LIMIT_MAX = LIST_LIMIT_MAX;
+export const FEED_LIMIT_DEFAULT = LIST_LIMIT_DEFAULT;
 const KNOWN_PARAMETERS = new Set(['after', 'limit', 'types']);
 
 export function parseFeedQuery(query: Record<string, unknown>): FeedQuery {
   // A misspelt parameter (`type=`) silently ignored would return every event: refuse it.
   const unknown = Object.keys(query).filter((name) => !KNOWN_PARAMETERS.has(name));
   if (unknown.length > 0) throw invalidRequest(`Unknown query parameter: ${unknown.join(', ')}`);
-  const after = optional(query, 'after');
+  const after = singleQueryValue(query, 'after');
   return {
     after: after === null ? FEED_START : decodeFeedCursor(after),
     resumed: after !== null,
-    limit: parseLimit(optional(query, 'limit')),
-    types: parseTypes(optional(query, 'types')),
+    limit: parseListLimit(singleQueryValue(query, 'limit')),
+    types: parseTypes(singleQueryValue(query, 'types')),
   };
-}
-
-/** One value per parameter: `?limit=1&limit=2` is as wrong as `?limit=x`. */
-function optional(query: Record<string, unknown>, name: string): string | null {
-  const value = query[name];
-  if (value === undefined) return null;
-  if (typeof value !== 'string') throw invalidRequest(`${name} must be given once, as a plain value`);
-  return value;
-}
-
-function parseLimit(value: string | null): number {
-  if (value === null) return FEED_LIMIT_DEFAULT;
-  const limit = /^[0-9]{1,4}$/.test(value) ? Number(value) : NaN;
-  if (!(limit >= 1 && limit <= FEED_LIMIT_MAX)) throw invalidRequest(`limit must be an integer from 1 to ${FEED_LIMIT_MAX}`);
-  return limit;
 }
 
 function parseTypes(value: string | null): EventType[] | null {

@@ -1,4 +1,5 @@
 import { isStorableText } from '../../common/storable-text';
+import { LIST_LIMIT_DEFAULT, LIST_LIMIT_MAX, parseListLimit, singleQueryValue } from '../../validation/list-query';
 import { invalidRequest } from '../../errors/request-error';
 
 /**
@@ -6,8 +7,8 @@ import { invalidRequest } from '../../errors/request-error';
  * 100), the filters `listId`, `suppressed`, `updatedSince`, and the opaque `cursor`, which holds
  * the last email of the previous page and the filters it was made for.
  */
-export const LISTING_LIMIT_MAX = 1000;
-export const LISTING_LIMIT_DEFAULT = 100;
+export const LISTING_LIMIT_MAX = LIST_LIMIT_MAX;
+export const LISTING_LIMIT_DEFAULT = LIST_LIMIT_DEFAULT;
 const KNOWN_PARAMETERS = new Set(['limit', 'cursor', 'listId', 'suppressed', 'updatedSince']);
 
 export interface ListingFilters {
@@ -29,33 +30,16 @@ export function parseListingQuery(query: Record<string, unknown>): ListingQuery 
   const unknown = Object.keys(query).filter((name) => !KNOWN_PARAMETERS.has(name));
   if (unknown.length > 0) throw invalidRequest(`Unknown query parameter: ${unknown.join(', ')}`);
   const filters: ListingFilters = {
-    listId: optional(query, 'listId'),
-    suppressed: parseSuppressed(optional(query, 'suppressed')),
-    updatedSince: parseInstant(optional(query, 'updatedSince')),
+    listId: singleQueryValue(query, 'listId'),
+    suppressed: parseSuppressed(singleQueryValue(query, 'suppressed')),
+    updatedSince: parseInstant(singleQueryValue(query, 'updatedSince')),
   };
-  const cursor = optional(query, 'cursor');
+  const cursor = singleQueryValue(query, 'cursor');
   return {
-    limit: parseLimit(optional(query, 'limit')),
+    limit: parseListLimit(singleQueryValue(query, 'limit')),
     after: cursor === null ? null : decodeCursor(cursor, filters),
     filters,
   };
-}
-
-/** One value per parameter: `?limit=1&limit=2` is as wrong as `?limit=x`. */
-function optional(query: Record<string, unknown>, name: string): string | null {
-  const value = query[name];
-  if (value === undefined) return null;
-  if (typeof value !== 'string') throw invalidRequest(`${name} must be given once, as a plain value`);
-  return value;
-}
-
-function parseLimit(value: string | null): number {
-  if (value === null) return LISTING_LIMIT_DEFAULT;
-  const limit = /^[0-9]{1,4}$/.test(value) ? Number(value) : NaN;
-  if (!(limit >= 1 && limit <= LISTING_LIMIT_MAX)) {
-    throw invalidRequest(`limit must be an integer from 1 to ${LISTING_LIMIT_MAX}`);
-  }
-  return limit;
 }
 
 function parseSuppressed(value: string | null): boolean | null {
