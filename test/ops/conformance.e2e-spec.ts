@@ -1,6 +1,7 @@
 import { gzipSync } from 'node:zlib';
 import { createApiKey, createOrganization, createOrgWith, suppress } from '../utils/fixtures';
 import { rawPostJson } from '../utils/net';
+import { startReceiver } from '../utils/webhook-receiver';
 import { createTestApp, type TestApp } from '../utils/test-app';
 import { buildOpenApiDocument } from '../../src/docs/openapi';
 import { OpenApiValidator, type HttpAnswer } from './openapi-validator';
@@ -432,6 +433,84 @@ describe('OpenAPI conformance of real responses', () => {
       await t.prisma.eventRetention.create({ data: { organizationId: orgId, prunedPosition: 1n, prunedSeq: 9_000_000_000n } });
       conforms(await get(`${V}?after=${first.body.nextCursor}`), 'GET', V, 410, { error: { code: 'CURSOR_EXPIRED' } });
     });
+  });
+});
+
+describe('OpenAPI conformance of the webhook routes', () => {
+  let docs: OpenApiValidator;
+  let t: TestApp;
+  let receiver: Awaited<ReturnType<typeof startReceiver>>;
+  let admin: string;
+  let writer: string;
+
+  beforeAll(async () => {
+    // Deliveries on, to a receiver on this machine (allowed by WEBHOOK_ALLOW_INSECURE), so the deliveries log has rows.
+    receiver = await startReceiver();
+    t = await createTestApp({ IP_RATE_LIMIT: '1000000', ORG_RATE_LIMIT: '1000000', WEBHOOK_ALLOW_INSECURE: 'true', WEBHOOK_POLL_MS: '50' });
+    docs = await servedDocs(t);
+    const org = await createOrgWith(t.prisma, { name: 'Webhook conformance', lists: ['A'] });
+    writer = org.apiKey;
+    admin = (await createApiKey(t.prisma, org.id, { scope: 'admin' })).key;
+  });
+  afterAll(async () => {
+    await t?.close();
+    await receiver?.close();
+  });
+
+  const call = (method: 'get' | 'post' | 'patch' | 'delete', path: string, body?: unknown, key = admin) => {
+    const req = t.http()[method](path).set('Authorization', `Bearer ${key}`);
+    return body === undefined ? req : req.set('Content-Type', 'application/json').send(JSON.stringify(body));
+  };
+  function conforms(res: HttpAnswer, method: string, path: string, status: number, expected: Record<string, unknown> = {}) {
+    expect({ status: res.status, problems: docs.problems(res, method, path) }).toEqual({ status, problems: [] });
+    expect(res.body).toMatchObject(expected);
+  }
+  const W = '/api/v2/webhooks';
+  const ONE = '/api/v2/webhooks/{id}';
+  const ROTATE = '/api/v2/webhooks/{id}/rotate-secret';
+  const LOG = '/api/v2/webhooks/{id}/deliveries';
+  const unknownId = '00000000-0000-4000-8000-000000000000';
+
+  it('POST, GET, PATCH, rotate-secret and DELETE: every answer and error as documented', async () => {
+    const created = await call('post', W, { url: receiver.url, types: ['contact.created'], description: 'CRM' });
+    conforms(created, 'POST', W, 201, { webhook: { url: receiver.url, enabled: true }, secret: expect.stringMatching(/^whsec_/) });
+    const id = String(created.body.webhook.id);
+    conforms(await call('post', W, { url: 'not a url' }), 'POST', W, 400, { error: { code: 'INVALID_REQUEST' } });
+    conforms(await call('post', W, { url: receiver.url }, writer), 'POST', W, 403, { error: { code: 'INSUFFICIENT_SCOPE' } });
+    conforms(await t.http().post(W).send({ url: receiver.url }), 'POST', W, 401, { error: { code: 'INVALID_API_KEY' } });
+
+    conforms(await call('get', W), 'GET', W, 200, { webhooks: [{ id }] });
+    conforms(await call('get', `${W}/${id}`), 'GET', ONE, 200, { webhook: { id } });
+    conforms(await call('get', `${W}/${unknownId}`), 'GET', ONE, 404, { error: { code: 'WEBHOOK_NOT_FOUND' } });
+    conforms(await call('patch', `${W}/${id}`, { types: ['contact.created', 'contact.updated'] }), 'PATCH', ONE, 200, { webhook: { types: ['contact.created', 'contact.updated'] } });
+    conforms(await call('patch', `${W}/${id}`, {}), 'PATCH', ONE, 400, { error: { code: 'INVALID_REQUEST' } });
+    conforms(await call('patch', `${W}/${unknownId}`, { enabled: false }), 'PATCH', ONE, 404, { error: { code: 'WEBHOOK_NOT_FOUND' } });
+    conforms(await call('post', `${W}/${id}/rotate-secret`), 'POST', ROTATE, 200, { secret: expect.stringMatching(/^whsec_/) });
+    conforms(await call('post', `${W}/${unknownId}/rotate-secret`), 'POST', ROTATE, 404, { error: { code: 'WEBHOOK_NOT_FOUND' } });
+
+    conforms(await call('delete', `${W}/${id}`), 'DELETE', ONE, 200, { id, status: 'deleted' });
+    conforms(await call('delete', `${W}/${id}`), 'DELETE', ONE, 404, { error: { code: 'WEBHOOK_NOT_FOUND' } });
+  });
+
+  it('the 21st webhook is 409 WEBHOOK_LIMIT_REACHED', async () => {
+    const org = await createOrganization(t.prisma, 'Twenty hooks', 'admin');
+    for (let i = 0; i < 20; i++) expect((await call('post', W, { url: `${receiver.url}/${i}` }, org.apiKey)).status).toBe(201);
+    conforms(await call('post', W, { url: receiver.url }, org.apiKey), 'POST', W, 409, { error: { code: 'WEBHOOK_LIMIT_REACHED' } });
+  });
+
+  it('GET /api/v2/webhooks/{id}/deliveries: a page with an attempt (200), 400, 404', async () => {
+    const id = String((await call('post', W, { url: receiver.url, types: ['contact.created'] })).body.webhook.id);
+    const lists = await call('get', '/api/v2/lists', undefined, writer);
+    await call('post', '/api/v2/contacts', { email: `hooked.${Date.now()}@example.com`, listIds: [lists.body.lists[0].id] }, writer).expect(201);
+    let page = await call('get', `${W}/${id}/deliveries`);
+    for (let tries = 0; tries < 100 && !(page.body.deliveries?.[0]?.attempts?.length > 0); tries++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      page = await call('get', `${W}/${id}/deliveries`);
+    }
+    conforms(page, 'GET', LOG, 200, { deliveries: [{ type: 'contact.created', attempts: [expect.any(Object)] }] });
+    conforms(await call('get', `${W}/${id}/deliveries?limit=0`), 'GET', LOG, 400, { error: { code: 'INVALID_REQUEST' } });
+    conforms(await call('get', `${W}/${id}/deliveries?cursor=nope`), 'GET', LOG, 400, { error: { code: 'INVALID_REQUEST' } });
+    conforms(await call('get', `${W}/${unknownId}/deliveries`), 'GET', LOG, 404, { error: { code: 'WEBHOOK_NOT_FOUND' } });
   });
 });
 
