@@ -41,6 +41,10 @@ export class EventsRepository {
         DELETE FROM events e USING doomed d
         WHERE e.organization_id = d.organization_id AND e.xid = d.xid
         RETURNING e.organization_id, d.position, e.seq
+      ), gone_deliveries AS (
+        -- A webhook's deliveries log of an event goes with the event (docs/events.md, "Retention").
+        DELETE FROM webhook_deliveries wd USING doomed d, webhooks w
+        WHERE w.organization_id = d.organization_id AND wd.webhook_id = w.id AND wd.position = d.position
       ), gone_commits AS (
         DELETE FROM event_commits c USING doomed d
         WHERE c.organization_id = d.organization_id AND c.position = d.position

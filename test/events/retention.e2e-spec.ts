@@ -6,7 +6,7 @@ import { useTestApp } from '../utils/test-app';
 
 /** The retention sweep (EVENT_RETENTION_DAYS=1 here): set-based, in chunks, moving the retention boundary. */
 describe('events retention sweep', () => {
-  const app = useTestApp({ EVENT_RETENTION_DAYS: '1' });
+  const app = useTestApp({ EVENT_RETENTION_DAYS: '1', WEBHOOK_DELIVERY: 'false' });
   const listEvent = (organizationId: string, name: string): NewEvent => ({
     organizationId,
     type: 'list.created',
@@ -48,5 +48,27 @@ describe('events retention sweep', () => {
     // Nothing more to delete: the boundary stays.
     expect(await app.t.app.get(EventsSweeper).sweep(2)).toBe(0);
     expect((await app.t.prisma.eventRetention.findUniqueOrThrow({ where: { organizationId: org.id } })).prunedPosition).toBe(5n);
+  });
+
+  it('deletes the webhooks\' deliveries log of the deleted events, in every state, and keeps the others\'', async () => {
+    const org = await createOrganization(app.t.prisma);
+    await commit(org.id, 3, 2);
+    const [old, kept] = [(await positions(org.id))[0], (await positions(org.id)).slice(1)];
+    await app.t.prisma.$executeRaw`UPDATE event_commits SET committed_at = now() - interval '2 days' WHERE organization_id = ${org.id} AND position = ${old}`;
+    const hook = await app.t.prisma.webhook.create({ data: { organizationId: org.id, url: 'https://93.184.216.34/h', secret: 'whsec_x', types: ['list.created'], feedPosition: 0n, feedSeq: 0n } });
+    const events = await app.t.prisma.$queryRaw<Array<{ id: string; seq: bigint; position: bigint }>>`
+      SELECT e.id::text AS id, e.seq, c.position FROM events e JOIN event_commits c ON c.organization_id = e.organization_id AND c.xid = e.xid
+      WHERE e.organization_id = ${org.id} ORDER BY c.position, e.seq`;
+    const states = ['delivered', 'failed', 'pending'];
+    await app.t.prisma.webhookDelivery.createMany({
+      data: events.map((event, i) => ({
+        webhookId: hook.id, eventSeq: event.seq, eventId: event.id, type: 'list.created', position: event.position, seq: event.seq,
+        state: states[i % 3], nextAttemptAt: null,
+      })),
+    });
+
+    await app.t.app.get(EventsSweeper).sweep();
+    const left = await app.t.prisma.webhookDelivery.findMany({ where: { webhookId: hook.id }, select: { position: true } });
+    expect(left.map((d) => Number(d.position)).sort((a, b) => a - b)).toEqual(kept.flatMap((p) => [p, p]));
   });
 });
