@@ -60,7 +60,7 @@ export function startTracing(settings: Extract<TracingSettings, { enabled: true 
           span.updateName(`${request.method} ${route}`);
         },
       }),
-      new NestInstrumentation(),
+      nestRouteSpansSampledOnly(new NestInstrumentation()),
       // Statement text only (parameters are never recorded); no spans outside a request.
       sampledOnly(new PgInstrumentation({ requireParentSpan: true, enhancedDatabaseReporting: false }), '_getClientQueryPatch', '_getPoolConnectPatch'),
       // The command name only: rate-limit keys hold client addresses.
@@ -113,6 +113,38 @@ function sampledOnly<T extends object>(instrumentation: T, ...patchFactories: st
 }
 
 type AnyFunction = (...args: unknown[]) => unknown;
+
+/**
+ * The Nest route's spans (Controller.handler and the handler) only inside a sampled trace, like
+ * the statements above: for a request the sampler left out, the instrumentation would still build
+ * its attributes, start two no-op spans and enter two contexts per request. Its patch of
+ * `RouterExecutionContext.prototype.create` is applied through `ensureWrapped`; wrapped here, each
+ * route gets both handlers (traced and plain, built once at start) and picks one per request.
+ * Internal to the package like `sampledOnly` (versions pinned, README); test/ops/tracing.e2e-spec.ts
+ * fails if the route's spans stop appearing.
+ */
+function nestRouteSpansSampledOnly(instrumentation: NestInstrumentation): NestInstrumentation {
+  type Wrapper = (original: AnyFunction) => AnyFunction;
+  const target = instrumentation as unknown as { ensureWrapped?: (obj: object, method: string, wrapper: Wrapper) => void };
+  const ensureWrapped = target.ensureWrapped;
+  if (typeof ensureWrapped !== 'function') throw new Error('NestInstrumentation has no ensureWrapped: check its version');
+  target.ensureWrapped = function (this: unknown, obj: object, method: string, wrapper: Wrapper) {
+    if (obj.constructor?.name !== 'RouterExecutionContext' || method !== 'create') return ensureWrapped.call(this, obj, method, wrapper);
+    const perRequestChoice: Wrapper = (original) => {
+      const traced = wrapper(original);
+      return function (this: unknown, ...args: unknown[]) {
+        const plainHandler = original.apply(this, args) as AnyFunction;
+        const tracedHandler = traced.apply(this, args) as AnyFunction;
+        return function (this: unknown, ...requestArgs: unknown[]) {
+          const recording = trace.getSpan(context.active())?.isRecording() === true;
+          return (recording ? tracedHandler : plainHandler).apply(this, requestArgs);
+        };
+      };
+    };
+    return ensureWrapped.call(this, obj, method, perRequestChoice);
+  };
+  return instrumentation;
+}
 
 function serviceVersion(): string {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
