@@ -1,0 +1,49 @@
+/**
+ * Jest reporter, on when CPU_REPORT names a file (jest.config.js; .ci/run sets it): the CPU seconds
+ * each test file cost, with --runInBand, as one JSON line per file: Jest's own process and every
+ * process below it (spawned services, the embedded PostgreSQL and its backends while they live;
+ * children already reaped count through the parent's cutime/cstime). Linux only (/proc). It is how
+ * to find what makes CI long: `.ci/run` prints the heaviest files after each pass.
+ */
+const fs = require('fs');
+const TICK = 100; // USER_HZ
+function stat(pid) {
+  try {
+    const s = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const f = s.slice(s.lastIndexOf(')') + 2).split(' ');
+    return { ppid: +f[1], cpu: (+f[11] + +f[12] + +f[13] + +f[14]) / TICK };
+  } catch { return null; }
+}
+function treeCpu(root) {
+  const kids = new Map();
+  for (const d of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue;
+    const s = stat(d); if (!s) continue;
+    if (!kids.has(s.ppid)) kids.set(s.ppid, []);
+    kids.get(s.ppid).push([+d, s.cpu]);
+  }
+  let total = stat(root).cpu; const stack = [root];
+  while (stack.length) { const p = stack.pop(); for (const [c, cpu] of kids.get(p) || []) { total += cpu; stack.push(c); } }
+  return total;
+}
+function selfCpu() { const u = process.cpuUsage(); return (u.user + u.system) / 1e6; }
+class CpuReporter {
+  constructor() { this.out = process.env.CPU_REPORT; this.start = new Map(); }
+  onTestStart(test) { this.start.set(test.path, [treeCpu(process.pid), Date.now(), selfCpu()]); }
+  onTestResult(test) {
+    const [c0, t0, s0] = this.start.get(test.path) || [0, Date.now(), 0];
+    fs.appendFileSync(this.out, JSON.stringify({ file: test.path, cpu: +(treeCpu(process.pid) - c0).toFixed(2), jest: +(selfCpu() - s0).toFixed(2), wall: (Date.now() - t0) / 1000 }) + '\n');
+  }
+}
+module.exports = CpuReporter;
+
+// `node test/utils/cpu-reporter.js <file> [top]`: the total and the heaviest files of a report.
+if (require.main === module) {
+  const [file, top = '15'] = process.argv.slice(2);
+  const rows = fs.readFileSync(file, 'utf8').trim().split('\n').map((line) => JSON.parse(line));
+  const sum = (key) => rows.reduce((total, row) => total + row[key], 0);
+  console.log(`${rows.length} files: ${sum('cpu').toFixed(0)} CPU-s (Jest's process ${sum('jest').toFixed(0)}), ${sum('wall').toFixed(0)} s wall`);
+  for (const row of rows.sort((a, b) => b.cpu - a.cpu).slice(0, Number(top))) {
+    console.log(`${row.cpu.toFixed(1).padStart(7)} CPU-s ${row.wall.toFixed(1).padStart(7)} s  ${row.file.replace(/^.*?\/(test|src)\//, '$1/')}`);
+  }
+}
