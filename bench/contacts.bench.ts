@@ -583,11 +583,28 @@ const FEED_REQUESTS = Number(process.env.BENCH_FEED_REQUESTS ?? 300);
 async function runFeed(service: Service, stats: StatementStats, url: string, fx: Fixtures): Promise<Record<string, unknown>> {
   const client = new Client({ connectionString: url });
   await client.connect();
+  // `ms`: to the body's last byte; `parsedMs`: and parsed by this process (the client's own work,
+  // which the figures before 2026-11-24 09:00 UTC included).
   const get = async (query: string) => {
     const started = performance.now();
     const res = await fetch(`http://127.0.0.1:${service.port}/api/v2/events?${query}`, { headers: { authorization: `Bearer ${fx.key}` } });
-    const body = (await res.json()) as { events?: unknown[]; nextCursor?: string };
-    return { status: res.status, events: body.events?.length ?? 0, nextCursor: body.nextCursor, ms: performance.now() - started };
+    const text = await res.text();
+    const ms = performance.now() - started;
+    const body = JSON.parse(text) as { events?: unknown[]; nextCursor?: string };
+    const parsedMs = performance.now() - started;
+    return { status: res.status, events: body.events?.length ?? 0, nextCursor: body.nextCursor, ms, parsedMs, bytes: Buffer.byteLength(text) };
+  };
+  // The service's own duration of the pages (http_request_duration_seconds of the route): mean and
+  // share within 10 / 25 ms, from /metrics before and after.
+  const serverDurations = async () => {
+    const text = await (await fetch(`http://127.0.0.1:${service.port}/metrics`)).text();
+    const pick = (suffix: string, le?: string) =>
+      text
+        .split('\n')
+        .filter((line) => line.startsWith(`http_request_duration_seconds_${suffix}{`) && line.includes('route="/api/v2/events"') && line.includes('status="200"'))
+        .filter((line) => le === undefined || line.includes(`le="${le}"`))
+        .reduce((sum, line) => sum + Number(line.slice(line.lastIndexOf(' ') + 1)), 0);
+    return { sum: pick('sum'), count: pick('count'), le10: pick('bucket', '0.01'), le25: pick('bucket', '0.025') };
   };
   let events: number;
   try {
@@ -626,11 +643,15 @@ async function runFeed(service: Service, stats: StatementStats, url: string, fx:
     after = page.nextCursor;
   }
   const latencies: number[] = [];
+  const parsedLatencies: number[] = [];
   let returned = 0;
+  let bodyBytes = 0;
   let non200 = 0;
   let cpuBefore: number | null = null;
+  let serverBefore: Awaited<ReturnType<typeof serverDurations>> | null = null;
   for (let i = 0; i < FEED_REQUESTS + 5; i++) {
     if (i === 5) {
+      serverBefore = await serverDurations();
       await stats.reset();
       cpuBefore = service.cpuSeconds();
     }
@@ -639,22 +660,43 @@ async function runFeed(service: Service, stats: StatementStats, url: string, fx:
     if (i < 5) continue; // warm-up
     if (page.status !== 200) non200++;
     latencies.push(page.ms);
+    parsedLatencies.push(page.parsedMs);
     returned += page.events;
+    bodyBytes += page.bytes;
   }
   const cpuAfter = service.cpuSeconds();
   const database = await stats.read();
+  const serverAfter = await serverDurations();
+  const served = serverBefore === null ? null : serverAfter.count - serverBefore.count;
+  const server =
+    serverBefore === null || !served
+      ? null
+      : {
+          meanMs: round(((serverAfter.sum - serverBefore.sum) * 1000) / served, 2),
+          within10ms: round((serverAfter.le10 - serverBefore.le10) / served, 3),
+          within25ms: round((serverAfter.le25 - serverBefore.le25) / served, 3),
+        };
+  const parsed = percentiles(parsedLatencies);
   const figures = {
     events,
     pageSize: 1000,
     requests: latencies.length,
     ...percentiles(latencies),
+    // The same requests until parsed by the bench process (the earlier figures' measure).
+    withClientParse: { p50: parsed.p50, p95: parsed.p95, p99: parsed.p99 },
+    // The service's own duration (its http_request_duration_seconds).
+    server,
     meanEvents: Math.round(returned / latencies.length),
+    meanBodyBytes: Math.round(bodyBytes / latencies.length),
     non200,
     serviceCpuMsPerRequest: cpuBefore !== null && cpuAfter !== null ? round(((cpuAfter - cpuBefore) * 1000) / latencies.length, 2) : null,
     statementsPerRequest: database.statements === null ? null : round(database.statements / latencies.length, 2),
     topStatements: database.top?.slice(0, 2),
   };
-  log(`feed: p50 ${figures.p50} ms, p99 ${figures.p99} ms, ${figures.meanEvents} events a page`);
+  log(
+    `feed: p50 ${figures.p50} ms, p99 ${figures.p99} ms to the last byte (${parsed.p99} ms parsed), server mean ${server?.meanMs} ms, ` +
+      `${figures.serviceCpuMsPerRequest} ms CPU, ${figures.meanEvents} events, ${figures.meanBodyBytes} bytes a page`,
+  );
   return figures;
 }
 

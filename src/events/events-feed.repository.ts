@@ -1,18 +1,25 @@
 import { Injectable } from '@nestjs/common';
 import { Database } from '../database/database';
 import type { FeedPlace } from './event-cursor';
-import type { EventType, EventView } from './event-types';
+import type { EventType } from './event-types';
 import { FEED_PAGE } from './events.statements';
 
-/** One event of the feed, with its place (commit position, seq). */
-export interface FeedEvent {
-  place: FeedPlace;
-  event: EventView;
+/** A page of the feed as PostgreSQL rendered it. */
+export interface FeedPageText {
+  /**
+   * The members of the page's JSON array, in commit order, in chunks of up to 100 events each
+   * (comma-separated within a chunk; join the chunks with `,` and put them in `[…]`); none when the
+   * page is empty.
+   */
+  chunks: string[];
+  /** The place of the last event of the page; null when the page is empty. */
+  last: FeedPlace | null;
 }
 
 /**
  * Reads the feed: a registered statement on the pg pool (events.statements.ts), not Prisma Client,
- * because a page of 1,000 events is hot (docs/performance.md, "Events feed").
+ * because a page of 1,000 events is hot (docs/performance.md, "Events feed"). PostgreSQL renders
+ * the page as JSON text, in chunks of 100 events: no row objects are built, parsed or serialized here.
  */
 @Injectable()
 export class EventsFeedRepository {
@@ -24,11 +31,10 @@ export class EventsFeedRepository {
    * statement, so one snapshot: positions become visible in order with no gap (docs/events.md),
    * so what it reads is a prefix of what will ever follow `after`. `types`: only these (all when null).
    */
-  async page(organizationId: string, after: FeedPlace, limit: number, types: readonly EventType[] | null): Promise<FeedEvent[]> {
+  async page(organizationId: string, after: FeedPlace, limit: number, types: readonly EventType[] | null): Promise<FeedPageText> {
     const rows = await this.database.run(FEED_PAGE, [organizationId, String(after.position), String(after.seq), limit, types]);
-    return rows.map((row) => ({
-      place: { position: BigInt(row.position), seq: BigInt(row.seq) },
-      event: { id: row.id, type: row.type, occurredAt: row.occurredAt, requestId: row.requestId, data: row.data },
-    }));
+    if (rows.length === 0) return { chunks: [], last: null };
+    const last = rows[rows.length - 1];
+    return { chunks: rows.map((row) => row.events), last: { position: BigInt(last.lastPosition), seq: BigInt(last.lastSeq) } };
   }
 }

@@ -2,13 +2,13 @@ import { Injectable } from '@nestjs/common';
 import { RequestErrorCode } from '../errors/error-codes';
 import { RequestError } from '../errors/request-error';
 import { encodeFeedCursor, isBefore } from './event-cursor';
-import type { EventView } from './event-types';
 import { EventsFeedRepository } from './events-feed.repository';
 import { EventsRepository } from './events.repository';
 import type { FeedQuery } from './feed-query';
 
 export interface FeedPage {
-  events: EventView[];
+  /** The page's events as PostgreSQL rendered them (EventsFeedRepository, FeedPageText). */
+  chunks: string[];
   /** The place after the last event returned, or the given one when the page is empty. */
   nextCursor: string;
 }
@@ -26,14 +26,13 @@ export class EventsService {
    * answered as if complete (410 instead).
    */
   async page(organizationId: string, query: FeedQuery): Promise<FeedPage> {
-    const rows = await this.feed.page(organizationId, query.after, query.limit, query.types);
+    const page = await this.feed.page(organizationId, query.after, query.limit, query.types);
     if (query.resumed) {
       const pruned = await this.repository.prunedThrough(organizationId);
       if (pruned && isBefore(query.after, pruned)) {
         throw new RequestError(RequestErrorCode.CURSOR_EXPIRED, 'Events after this cursor are past the retention period: start again without after');
       }
     }
-    const last = rows.length > 0 ? rows[rows.length - 1].place : query.after;
-    return { events: rows.map((row) => row.event), nextCursor: encodeFeedCursor(last) };
+    return { chunks: page.chunks, nextCursor: encodeFeedCursor(page.last ?? query.after) };
   }
 }

@@ -4,15 +4,18 @@ import { useTestApp } from '../utils/test-app';
 import { createOrganization } from '../utils/fixtures';
 
 /**
- * The page of GET /api/v2/events is read by a registered statement on the pg pool
- * (events.statements.ts, FEED_PAGE): its answer is byte for byte the JSON.stringify of the events
- * as the database holds them (what the Prisma read rendered before): `evt_` id, occurredAt as
- * toISOString, the same escapes and numbers in `data`, key order id, type, occurredAt, requestId, data.
+ * PostgreSQL renders the page of GET /api/v2/events (events.statements.ts, FEED_PAGE) and the
+ * service sends that text. The answer is the same JSON as the JSON.stringify of the events as the
+ * database holds them (what the Prisma read rendered before): `evt_` id, occurredAt as toISOString,
+ * the same strings and numbers in `data`, key order id, type, occurredAt, requestId, data. Its bytes
+ * are not: `data` is jsonb's text, with a space after every `:` and `,` and numbers as jsonb writes
+ * them (`1000000000000000000000` for 1e21), so the test compares parsed JSON (deep equality, and the
+ * re-serialized text for key order), not raw bytes (docs/events.md, "The feed").
  */
 describe('GET /api/v2/events: the page as sent', () => {
   const app = useTestApp();
 
-  it('is the JSON.stringify of the stored events, whatever their data holds', async () => {
+  it('is the JSON of the stored events, whatever their data holds', async () => {
     const org = await createOrganization(app.t.prisma);
     const awkward = {
       quote: 'say "hi", then: {go}',
@@ -25,6 +28,7 @@ describe('GET /api/v2/events: the page as sent', () => {
     const events: NewEvent[] = [
       { organizationId: org.id, type: 'list.created', requestId: null, data: { list: { id: 'l1', name: 'A, "B": C', archived: false } } },
       { organizationId: org.id, type: 'field.created', requestId: 'req-1', data: { field: awkward } as never },
+      { organizationId: org.id, type: 'list.updated', requestId: 'a "quoted" \\ request\u0001 id é', data: { list: { id: 'l1', name: '', archived: true } } },
     ];
     await app.t.prisma.$transaction((tx) => app.t.app.get(EventsRepository).record(tx, events));
 
@@ -40,8 +44,40 @@ describe('GET /api/v2/events: the page as sent', () => {
       requestId: row.requestId,
       data: row.data,
     }));
-    expect(res.text).toBe(JSON.stringify({ request_id: res.headers['x-request-id'], events: expected, nextCursor: res.body.nextCursor }));
+    const answer = { request_id: res.headers['x-request-id'], events: expected, nextCursor: res.body.nextCursor };
+    expect(JSON.parse(res.text)).toStrictEqual(answer);
+    // The same keys in the same order everywhere, the same strings and numbers: only whitespace differs.
+    expect(JSON.stringify(JSON.parse(res.text))).toBe(JSON.stringify(answer));
+    expect(Object.keys(res.body)).toEqual(['request_id', 'events', 'nextCursor']);
     expect(Object.keys(res.body.events[0])).toEqual(['id', 'type', 'occurredAt', 'requestId', 'data']);
     expect(res.body.events[1].data.field).toEqual(awkward);
+    expect(res.body.events[2].requestId).toBe('a "quoted" \\ request\u0001 id é');
+
+    // After the last event: an empty page, and the same cursor again.
+    const rest = await app.t.http().get(`/api/v2/events?after=${res.body.nextCursor}`).set('Authorization', `Bearer ${org.apiKey}`);
+    expect(rest.status).toBe(200);
+    expect(JSON.parse(rest.text)).toStrictEqual({ request_id: rest.headers['x-request-id'], events: [], nextCursor: res.body.nextCursor });
+  });
+
+  it('joins the chunks PostgreSQL renders (100 events a row) in commit order, with the cursor of the last event', async () => {
+    const org = await createOrganization(app.t.prisma);
+    const events: NewEvent[] = Array.from({ length: 250 }, (_, i) => ({
+      organizationId: org.id,
+      type: 'list.created',
+      requestId: null,
+      data: { list: { id: `l${i}`, name: `List ${i}`, archived: false } },
+    }));
+    await app.t.prisma.$transaction((tx) => app.t.app.get(EventsRepository).record(tx, events));
+    const get = (query: string) => app.t.http().get(`/api/v2/events?${query}`).set('Authorization', `Bearer ${org.apiKey}`);
+    const ids = (res: { body: { events: Array<{ data: { list: { id: string } } }> } }) => res.body.events.map((event) => event.data.list.id);
+
+    const all = await get('limit=1000');
+    expect(ids(all)).toEqual(events.map((_, i) => `l${i}`));
+    const first = await get('limit=150');
+    expect(ids(first)).toEqual(events.slice(0, 150).map((_, i) => `l${i}`));
+    const rest = await get(`limit=1000&after=${first.body.nextCursor}`);
+    expect(ids(rest)).toEqual(events.slice(150).map((_, i) => `l${150 + i}`));
+    expect(rest.body.nextCursor).toBe(all.body.nextCursor);
+    expect((await get(`after=${all.body.nextCursor}`)).body.events).toEqual([]);
   });
 });
