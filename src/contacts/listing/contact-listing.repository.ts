@@ -76,7 +76,8 @@ export class ContactListingRepository {
         probe.push(
           keys.id
             ? Prisma.sql`EXISTS (SELECT 1 FROM list_memberships lm WHERE lm.contact_id = ${keys.id} AND lm.list_id = ${listId}${offset})`
-            : Prisma.sql`EXISTS (SELECT 1 FROM list_memberships lm WHERE lm.list_id = ${listId} AND lm.email COLLATE "C" = ${keys.email} COLLATE "C"${offset})`,
+            : // Not per row: the cursor's bound too, so that the planner can hash the list's members after the cursor.
+              Prisma.sql`EXISTS (SELECT 1 FROM list_memberships lm WHERE lm.list_id = ${listId} AND lm.email COLLATE "C" = ${keys.email} COLLATE "C"${perRow ? offset : after(Prisma.sql`lm.email`)})`,
         );
       }
       if (suppressed !== null && !(suppressed && driver === 'suppressions')) {
@@ -99,11 +100,12 @@ export class ContactListingRepository {
     } else if (driver === 'updated') {
       // Gathered through contacts_organization_id_updated_at_idx (MATERIALIZED: planned alone,
       // without the LIMIT that would make the planner walk email order), only (id, email), with the
-      // other filters as the planner sees fit (at up to GATHER_UPDATED_MAX rows, a hash of a
-      // list's members can beat a probe per row), sorted, then the page's rows read.
+      // other filters as the planner sees fit (at up to GATHER_UPDATED_MAX rows, a hash of the
+      // list's members after the cursor, index-only, beats a probe per row: 11k buffers instead of
+      // 40k for the 10% list and the last day), sorted, then the page's rows read.
       page = Prisma.sql`WITH matched AS MATERIALIZED (
           SELECT c.id, c.email FROM contacts c
-          WHERE c.organization_id = ${organizationId}${updated}${after(Prisma.sql`c.email`)}${and(probes({ id: Prisma.sql`c.id`, email: Prisma.sql`c.email` }, false))}
+          WHERE c.organization_id = ${organizationId}${updated}${after(Prisma.sql`c.email`)}${and(probes({ email: Prisma.sql`c.email` }, false))}
         ),
         chosen AS (SELECT id, email FROM matched ORDER BY email COLLATE "C" LIMIT ${limit}::int)
         SELECT c.* FROM chosen JOIN contacts c ON c.id = chosen.id`;
