@@ -10,6 +10,8 @@
  * node flags, e.g. --cpu-prof), BENCH_ONLY (comma-separated scenario names, e.g. singleCreate,rawSingle),
  * BENCH_SWEEP_CONNECTIONS (1,2,4,8,16,32) and BENCH_SWEEP_SECONDS (5) for the batchCreate saturation sweep,
  * BENCH_FEED_EVENTS (50000) and BENCH_FEED_REQUESTS (300) for the events feed scenario `feed`.
+ * BENCH_LISTING_REQUESTS (200) pages per listing scenario; BENCH_LISTING_ONLY (comma-separated parts of
+ * listing scenario names, e.g. `3% list,suppressed=true`) runs only the listing scenarios whose name holds one.
  * BENCH_DATA_DIR=<folder> (embedded server only) keeps the server's data folder and the bench database
  * there, with what was loaded (state.json): a later run with the same folder and the same --existing
  * reuses them instead of loading again (migrations are applied as usual; erase takes fresh addresses).
@@ -430,6 +432,7 @@ function percentiles(latencies: number[]): { p50: number; p95: number; p99: numb
 // ---------------------------------------------------------------- listing (GET /api/v2/contacts)
 
 const LISTING_REQUESTS = Number(process.env.BENCH_LISTING_REQUESTS ?? 200);
+const LISTING_ONLY = (process.env.BENCH_LISTING_ONLY ?? '').split(',').map((part) => part.trim()).filter(Boolean);
 
 /**
  * Pages of 1,000 from the organization holding the EXISTING contacts, one request at a time, each
@@ -520,6 +523,7 @@ async function measureListing(service: Service, stats: StatementStats, fx: Fixtu
     { p50: number; p95: number; p99: number; meanContacts: number; requests: number; non200: number; serviceCpuMsPerRequest: number | null; topStatements?: unknown }
   > = {};
   for (const [name, filters] of scenarios) {
+    if (LISTING_ONLY.length > 0 && !LISTING_ONLY.some((part) => name.includes(part))) continue;
     const query = new URLSearchParams({ limit: '1000' });
     if (filters.listId) query.set('listId', filters.listId);
     if (filters.suppressed !== undefined) query.set('suppressed', String(filters.suppressed));
@@ -564,7 +568,11 @@ async function measureListing(service: Service, stats: StatementStats, fx: Fixtu
       serviceCpuMsPerRequest: cpuBefore !== null && cpuAfter !== null ? round(((cpuAfter - cpuBefore) * 1000) / latencies.length, 2) : null,
       topStatements: database.top?.slice(0, 2),
     };
-    log(`listing ${name}: p50 ${figures[name].p50} ms, p99 ${figures[name].p99} ms, ${figures[name].meanContacts} contacts a page`);
+    const top = database.top?.[0];
+    log(
+      `listing ${name}: p50 ${figures[name].p50} ms, p99 ${figures[name].p99} ms, ${figures[name].meanContacts} contacts a page, ` +
+        `service CPU ${figures[name].serviceCpuMsPerRequest} ms a page, top statement ${top ? `${round(top.meanMs, 2)} ms × ${top.calls}` : 'n/a'}`,
+    );
   }
   return { pageSize: 1000, requestsPerScenario: LISTING_REQUESTS, scenarios: figures };
 }

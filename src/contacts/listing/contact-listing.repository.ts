@@ -60,58 +60,89 @@ export class ContactListingRepository {
   async pageBy(driver: ListingDriver, organizationId: string, query: ListingQuery): Promise<{ contacts: StoredContact[]; more: boolean }> {
     const { listId, suppressed, updatedSince } = query.filters;
     if (!possibleDrivers(query.filters).includes(driver)) throw new Error(`The ${driver} walk cannot serve these filters`);
-
-    const from: Record<Driver, Prisma.Sql> = {
-      contacts: Prisma.sql`contacts c`,
-      // Through the email: the members walk is index-only, and members next to each other in
-      // email order find their contacts next to each other in contacts_organization_id_email_c_idx.
-      members: Prisma.sql`list_memberships d JOIN contacts c ON c.organization_id = ${organizationId} AND c.email COLLATE "C" = d.email COLLATE "C"`,
-      suppressions: Prisma.sql`suppressions d JOIN contacts c ON c.organization_id = d.organization_id AND c.email = d.email`,
-      updated: Prisma.sql`contacts c`,
-    };
-    // The walked index's own columns: a range scan in its order.
-    const key = driver === 'members' || driver === 'suppressions' ? Prisma.sql`d.email COLLATE "C"` : Prisma.sql`c.email COLLATE "C"`;
-    const conditions: Prisma.Sql[] = [Prisma.sql`c.organization_id = ${organizationId}`];
-    if (driver === 'members') conditions.push(Prisma.sql`d.list_id = ${listId}`);
-    if (driver === 'suppressions') conditions.push(Prisma.sql`d.organization_id = ${organizationId}`);
-    if (query.after !== null) conditions.push(Prisma.sql`${key} > ${query.after}`);
-    // Repeated for the contacts when another table is walked: a merge join of both starts at the cursor too.
-    if (query.after !== null && (driver === 'members' || driver === 'suppressions')) conditions.push(Prisma.sql`c.email COLLATE "C" > ${query.after}`);
-    // The other filters probe by the walked row's own email where it has one (d.email), so a row
-    // they reject is dropped before its contact is read.
-    if (listId !== null && driver === 'suppressions') {
-      // The cursor's bound repeated for the members: a merge of both walks starts at the cursor.
-      const bound = query.after === null ? Prisma.empty : Prisma.sql` AND lm.email COLLATE "C" > ${query.after}`;
-      conditions.push(
-        Prisma.sql`EXISTS (SELECT 1 FROM list_memberships lm WHERE lm.list_id = ${listId} AND lm.email COLLATE "C" = d.email COLLATE "C"${bound})`,
-      );
-    } else if (listId !== null && driver !== 'members') {
-      conditions.push(Prisma.sql`EXISTS (SELECT 1 FROM list_memberships lm WHERE lm.contact_id = c.id AND lm.list_id = ${listId})`);
-    }
-    if (suppressed !== null && !(suppressed && driver === 'suppressions')) {
-      const email = driver === 'members' ? Prisma.sql`d.email` : Prisma.sql`c.email`;
-      const exists = Prisma.sql`EXISTS (SELECT 1 FROM suppressions ss WHERE ss.organization_id = ${organizationId} AND ss.email = ${email})`;
-      conditions.push(suppressed ? exists : Prisma.sql`NOT ${exists}`);
-    }
-    if (updatedSince !== null) conditions.push(Prisma.sql`c.updated_at >= ${updatedSince}`);
-    const where = Prisma.join(conditions, ' AND ');
     const limit = query.limit + 1;
+    const after = (email: Prisma.Sql) => (query.after === null ? Prisma.empty : Prisma.sql` AND ${email} COLLATE "C" > ${query.after}`);
 
-    // The page's contacts first (ordered, limited), then their list ids and suppression: those
+    // The filters that the walk does not serve, as probes made per walked row, in walk order,
+    // through a key (`id`: the contact's id; `email`: the walked row's own email, so a row a probe
+    // rejects is dropped before its contact is read). OFFSET 0 keeps each EXISTS a per-row probe:
+    // without it the planner may turn it into a join that reads every match after the cursor
+    // (a hash of the list's members or of the suppressions) and sorts them, which it did whenever
+    // its estimates said the filters were sparse (docs/performance.md, "Listing contacts": third pass).
+    const probes = (keys: { id?: Prisma.Sql; email: Prisma.Sql }, perRow = true): Prisma.Sql[] => {
+      const offset = perRow ? Prisma.sql` OFFSET 0` : Prisma.empty;
+      const probe: Prisma.Sql[] = [];
+      if (listId !== null && driver !== 'members') {
+        probe.push(
+          keys.id
+            ? Prisma.sql`EXISTS (SELECT 1 FROM list_memberships lm WHERE lm.contact_id = ${keys.id} AND lm.list_id = ${listId}${offset})`
+            : // Not per row: the cursor's bound too, so that the planner can hash the list's members after the cursor.
+              Prisma.sql`EXISTS (SELECT 1 FROM list_memberships lm WHERE lm.list_id = ${listId} AND lm.email COLLATE "C" = ${keys.email} COLLATE "C"${perRow ? offset : after(Prisma.sql`lm.email`)})`,
+        );
+      }
+      if (suppressed !== null && !(suppressed && driver === 'suppressions')) {
+        const exists = Prisma.sql`EXISTS (SELECT 1 FROM suppressions ss WHERE ss.organization_id = ${organizationId} AND ss.email = ${keys.email}${offset})`;
+        probe.push(suppressed ? exists : Prisma.sql`NOT ${exists}`);
+      }
+      return probe;
+    };
+    const and = (conditions: Prisma.Sql[]) => (conditions.length === 0 ? Prisma.empty : Prisma.sql` AND ${Prisma.join(conditions, ' AND ')}`);
+    const updated = updatedSince === null ? Prisma.empty : Prisma.sql` AND c.updated_at >= ${updatedSince}`;
+
+    // The page's contacts (ordered, limited), then their list ids and suppression: those
     // subqueries run for the returned rows only.
-    const page =
-      driver === 'updated'
-        ? // Gathered through the updated_at index (MATERIALIZED: planned alone, without the LIMIT
-          // that would make the planner walk email order), then sorted.
-          // Only (id, email) are kept and sorted; the page's rows are read after.
-          Prisma.sql`WITH matched AS MATERIALIZED (SELECT c.id, c.email FROM contacts c WHERE ${where}),
-            chosen AS (SELECT id, email FROM matched ORDER BY email COLLATE "C" LIMIT ${limit}::int)
-            SELECT c.* FROM chosen JOIN contacts c ON c.id = chosen.id`
-        : Prisma.sql`SELECT c.* FROM ${from[driver]} WHERE ${where} ORDER BY ${key} LIMIT ${limit}::int`;
-    const rows = await this.prisma.$queryRaw<ContactRow[]>`
+    let page: Prisma.Sql;
+    if (driver === 'contacts') {
+      // The organization's contacts in email order (contacts_organization_id_email_c_idx).
+      page = Prisma.sql`SELECT c.* FROM contacts c
+        WHERE c.organization_id = ${organizationId}${after(Prisma.sql`c.email`)}${updated}${and(probes({ id: Prisma.sql`c.id`, email: Prisma.sql`c.email` }))}
+        ORDER BY c.email COLLATE "C" LIMIT ${limit}::int`;
+    } else if (driver === 'updated') {
+      // Gathered through contacts_organization_id_updated_at_idx (MATERIALIZED: planned alone,
+      // without the LIMIT that would make the planner walk email order), only (id, email), with the
+      // other filters as the planner sees fit (at up to GATHER_UPDATED_MAX rows, a hash of the
+      // list's members after the cursor, index-only, beats a probe per row: 11k buffers instead of
+      // 40k for the 10% list and the last day), sorted, then the page's rows read.
+      page = Prisma.sql`WITH matched AS MATERIALIZED (
+          SELECT c.id, c.email FROM contacts c
+          WHERE c.organization_id = ${organizationId}${updated}${after(Prisma.sql`c.email`)}${and(probes({ email: Prisma.sql`c.email` }, false))}
+        ),
+        chosen AS (SELECT id, email FROM matched ORDER BY email COLLATE "C" LIMIT ${limit}::int)
+        SELECT c.* FROM chosen JOIN contacts c ON c.id = chosen.id`;
+    } else {
+      // The list's members (list_memberships_list_id_email_c_idx, index-only) or the
+      // organization's suppressions (suppressions_organization_id_email_c_idx) in email order,
+      // each walked row's contact found by its email, one probe per row (LATERAL ... LIMIT 1:
+      // never a join that reads the contacts after the cursor and sorts them).
+      const walk =
+        driver === 'members'
+          ? Prisma.sql`list_memberships d WHERE d.list_id = ${listId}`
+          : Prisma.sql`suppressions d WHERE d.organization_id = ${organizationId}`;
+      const contact =
+        driver === 'members'
+          ? Prisma.sql`c.email COLLATE "C" = d.email COLLATE "C"`
+          : Prisma.sql`c.email = d.email`;
+      page = Prisma.sql`SELECT c.* FROM (
+          SELECT d.email FROM ${walk}${after(Prisma.sql`d.email`)}${and(probes({ email: Prisma.sql`d.email` }))}
+          ORDER BY d.email COLLATE "C"
+        ) AS d
+        CROSS JOIN LATERAL (
+          SELECT c.* FROM contacts c WHERE c.organization_id = ${organizationId} AND ${contact}${updated} LIMIT 1
+        ) AS c
+        ORDER BY d.email COLLATE "C" LIMIT ${limit}::int`;
+    }
+    // Never a parallel plan for a page (SET LOCAL: this transaction only, not the pool's other
+    // statements). A page reads a few thousand buffers in index order; a Gather (Merge) adds
+    // worker processes that start cold (each touches shared buffers for the first time) and took
+    // 200-400 ms to start under load, several times the page's own work (docs/performance.md,
+    // "Listing contacts": third pass).
+    const [, rows] = await this.prisma.$transaction([
+      this.prisma.$executeRaw`SET LOCAL max_parallel_workers_per_gather = 0`,
+      this.prisma.$queryRaw<ContactRow[]>`
       SELECT ${Prisma.raw(CONTACT_COLUMNS)}
       FROM (${page}) AS c
-      ORDER BY c.email COLLATE "C"`;
+      ORDER BY c.email COLLATE "C"`,
+    ]);
     const more = rows.length > query.limit;
     return { contacts: rows.slice(0, query.limit).map(toStoredContact), more };
   }
