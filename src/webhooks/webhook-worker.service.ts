@@ -28,8 +28,9 @@ const FLUSH_BATCH = 256;
  * Two loops, so that neither waits for the other's statement: the fan-out loop reads the feed
  * into deliveries (every WEBHOOK_POLL_MS, at once again while pages come back full) and wakes the
  * claim loop when it inserted some; the claim loop takes due deliveries in batches while attempt
- * slots (WEBHOOK_CONCURRENCY) are free, woken when enough slots free up, when outcomes are written
- * (a contact's next event may be due) or by the fan-out, and every WEBHOOK_POLL_MS otherwise (retries).
+ * slots (WEBHOOK_CONCURRENCY) are free, woken by the fan-out, when enough slots free up after a full
+ * claim, and every WEBHOOK_POLL_MS otherwise (retries, and a contact's next event once the one
+ * before it is recorded).
  */
 @Injectable()
 export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
@@ -46,6 +47,8 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly claimSignal = new WakeSignal();
   /** Fewest free attempt slots worth a claim statement (unless nothing is in flight). */
   private readonly claimBatch: number;
+  /** The last claim took as many as it asked for: more may be due as soon as slots free up. */
+  private moreDue = false;
   private readonly agents: SenderAgents;
 
   constructor(
@@ -108,8 +111,9 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
           continue;
         }
         for (const delivery of claimed) this.start(delivery);
-        // A full batch: more are due; take them as soon as slots free up (an attempt's end wakes this loop).
-        if (claimed.length === free) continue;
+        // A full batch: more may be due; take them as soon as slots free up (an attempt's end wakes this loop).
+        this.moreDue = claimed.length === free;
+        if (this.moreDue) continue;
       }
       await this.claimSignal.sleep(this.config.WEBHOOK_POLL_MS);
     }
@@ -122,7 +126,7 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
       .finally(() => {
         this.inFlight--;
         this.attempts.delete(attempt);
-        if (this.config.WEBHOOK_CONCURRENCY - this.inFlight === this.claimBatch || this.inFlight === 0) this.claimSignal.wake();
+        if (this.moreDue && (this.config.WEBHOOK_CONCURRENCY - this.inFlight === this.claimBatch || this.inFlight === 0)) this.claimSignal.wake();
       });
     this.attempts.add(attempt);
   }
@@ -191,8 +195,9 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
         // Not recorded: the leases end and the attempts are made again (at least once).
         this.logger.warn(`Recording ${batch.length} webhook attempt(s) failed: ${(error as Error).message}`);
       }
-      // A contact's next event, held back while this one was pending, may be due now.
-      this.claimSignal.wake();
+      // A contact's next event, held back while this one was pending, is due now: the next claim
+      // (woken by the fan-out or by free slots, else within WEBHOOK_POLL_MS) takes it. Not woken
+      // here: a claim after every flush finds nothing most of the time, and costs a statement.
     });
     return this.flushing;
   }
