@@ -154,7 +154,7 @@ async function main(): Promise<void> {
       );
       result.batchCreateWithWebhook = hook;
     }
-    if (wanted('webhookLatency')) result.webhookLatency = await webhookLatency(service, fx, db.url);
+    if (wanted('webhookLatency')) result.webhookLatency = await webhookLatency(service, stats, fx, db.url);
     const overwriteEmails = await seedOverwriteContacts(service, fx);
     if (wanted('batchOverwrite')) {
       scenarios.push(
@@ -1210,7 +1210,7 @@ async function withWebhook(service: Service, fx: Fixtures, work: () => Promise<u
  * BENCH_SECONDS with one webhook: latency from each event's commit (event_commits.committed_at,
  * the database clock on this machine) to its arrival at the receiver.
  */
-async function webhookLatency(service: Service, fx: Fixtures, url: string) {
+async function webhookLatency(service: Service, stats: StatementStats, fx: Fixtures, url: string) {
   const receiver = await startHookReceiver();
   const created = await adminCall(service, fx, 'POST', '/api/v2/webhooks', { url: receiver.url, types: ['contact.created'] });
   const id = (created.webhook as { id: string }).id;
@@ -1218,6 +1218,7 @@ async function webhookLatency(service: Service, fx: Fixtures, url: string) {
   const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
   let sent = 0;
   let failed = 0;
+  const failedStatuses: Record<string, number> = {};
   const inFlight = new Set<Promise<void>>();
   const post = () => {
     const made = next();
@@ -1226,12 +1227,15 @@ async function webhookLatency(service: Service, fx: Fixtures, url: string) {
       const req = http.request(
         { host: '127.0.0.1', port: service.port, path: made.path, method: 'POST', agent, headers: { authorization: `Bearer ${fx.key}`, 'content-type': 'application/json' } },
         (res) => {
-          if (res.statusCode !== 200) failed++;
+          if (res.statusCode !== 200) {
+            failed++;
+            failedStatuses[String(res.statusCode)] = (failedStatuses[String(res.statusCode)] ?? 0) + 1;
+          }
           res.resume();
           res.on('end', resolve);
         },
       );
-      req.on('error', () => (failed++, resolve()));
+      req.on('error', () => (failed++, (failedStatuses.error = (failedStatuses.error ?? 0) + 1), resolve()));
       req.end(body);
     });
     inFlight.add(done);
@@ -1240,6 +1244,8 @@ async function webhookLatency(service: Service, fx: Fixtures, url: string) {
   };
   try {
     log(`webhookLatency: 2,000 events/s for ${SECONDS} s`);
+    await stats.reset();
+    const cpuBefore = service.cpuSeconds();
     const started = Date.now();
     // 40 batches a second, on schedule (a tick that comes late sends what is owed).
     await new Promise<void>((resolve) => {
@@ -1256,6 +1262,8 @@ async function webhookLatency(service: Service, fx: Fixtures, url: string) {
     const expected = sent * BATCH - failed * BATCH;
     const deadline = Date.now() + 60_000;
     while (receiver.arrivals.size < expected && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+    const cpuAfter = service.cpuSeconds();
+    const { top } = await stats.read();
     const client = new Client({ connectionString: url });
     await client.connect();
     const { rows } = await client.query<{ id: string; ms: string }>(
@@ -1272,10 +1280,14 @@ async function webhookLatency(service: Service, fx: Fixtures, url: string) {
       events: rows.length,
       delivered: receiver.arrivals.size,
       failedRequests: failed,
+      failedStatuses,
       p50Ms: at(0.5),
       p99Ms: at(0.99),
       maxMs: at(1),
       shareWithin2s: round(latencies.filter((ms) => ms <= 2000).length / Math.max(1, latencies.length), 4),
+      // The service's CPU (writing the events and delivering them) per event delivered: steadier than latency on a shared machine.
+      serviceCpuMsPerEvent: cpuBefore === null || cpuAfter === null ? null : round(((cpuAfter - cpuBefore) * 1000) / Math.max(1, receiver.arrivals.size), 3),
+      topStatements: top,
     };
   } finally {
     agent.destroy();

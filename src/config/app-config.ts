@@ -83,7 +83,7 @@ const envSchema = z.object({
   /** How often an idle instance looks for new events and due attempts. */
   WEBHOOK_POLL_MS: positiveInt.default(200),
   /** Attempts one instance makes at the same time. */
-  WEBHOOK_CONCURRENCY: positiveInt.default(64),
+  WEBHOOK_CONCURRENCY: positiveInt.default(256),
   /** A webhook without a single success for this long is disabled (contract 14: 24 hours). */
   WEBHOOK_DISABLE_AFTER_SECONDS: positiveInt.default(86400),
   /** false: this instance makes no deliveries (its API still manages webhooks). */

@@ -2,9 +2,11 @@ import { publicEventId } from '../events/event-types';
 
 /** The event as GET /api/v2/events shows it and as a webhook receives it (contract 14). */
 export interface EventRow {
+  /** `evt_` + 32 hex digits (publicEventId). */
   id: string;
   type: string;
-  occurredAt: Date;
+  /** As JavaScript's toISOString. */
+  occurredAt: string;
   requestId: string | null;
   data: unknown;
 }
@@ -12,5 +14,5 @@ export interface EventRow {
 export { publicEventId };
 
 export function eventBody(event: EventRow): string {
-  return JSON.stringify({ id: publicEventId(event.id), type: event.type, occurredAt: event.occurredAt.toISOString(), requestId: event.requestId, data: event.data });
+  return JSON.stringify({ id: event.id, type: event.type, occurredAt: event.occurredAt, requestId: event.requestId, data: event.data });
 }

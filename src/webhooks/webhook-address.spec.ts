@@ -1,4 +1,4 @@
-import { checkTarget, isPublicAddress, type Resolver, TargetRefused, urlProblem } from './webhook-address';
+import { checkTarget, isPublicAddress, type Resolver, sharingLookups, TargetRefused, urlProblem } from './webhook-address';
 
 describe('isPublicAddress', () => {
   it.each([
@@ -63,5 +63,29 @@ describe('checkTarget', () => {
   it('refuses a name that does not resolve', async () => {
     const failing: Resolver = () => Promise.reject(Object.assign(new Error('ENOTFOUND'), { code: 'ENOTFOUND' }));
     await expect(checkTarget('https://nowhere.invalid/', { allowInsecure: false, resolve: failing })).rejects.toThrow(/resolve/);
+  });
+});
+
+describe('sharingLookups', () => {
+  it('shares a lookup under way between the attempts that begin meanwhile, and looks up again after it ended', async () => {
+    const answers = ['93.184.216.34', '127.0.0.1'];
+    let calls = 0;
+    let release: () => void = () => undefined;
+    const slow: Resolver = () => {
+      const address = answers[calls++];
+      return new Promise((resolve) => (release = () => resolve([{ address, family: 4 }])));
+    };
+    const resolve = sharingLookups(slow);
+    const first = resolve('hooks.example.com');
+    const second = resolve('hooks.example.com');
+    release();
+    expect(await first).toEqual([{ address: '93.184.216.34', family: 4 }]);
+    expect(await second).toEqual([{ address: '93.184.216.34', family: 4 }]);
+    expect(calls).toBe(1);
+    // The next attempt asks again and gets the new (here hostile) answer: nothing is cached.
+    const third = resolve('hooks.example.com');
+    release();
+    expect(await third).toEqual([{ address: '127.0.0.1', family: 4 }]);
+    expect(calls).toBe(2);
   });
 });

@@ -11,8 +11,28 @@ import { BlockList, isIP } from 'node:net';
 /** A name's addresses, as `dns.lookup(name, { all: true })` gives them; injectable for tests. */
 export type Resolver = (hostname: string) => Promise<{ address: string; family: 4 | 6 }[]>;
 
-export const systemResolver: Resolver = async (hostname) =>
-  (await lookup(hostname, { all: true, verbatim: true })).map(({ address, family }) => ({ address, family: family === 6 ? 6 : 4 }));
+/**
+ * One lookup of a name at a time: attempts that begin while a lookup of their name is under way
+ * share its answer, and the next attempt after it ends looks up again (nothing is cached). At
+ * 2,000 attempts a second to one receiver this is one getaddrinfo per lookup's duration instead of
+ * 2,000 queued on libuv's four threads; every attempt is still checked against an answer that
+ * was not yet known when the previous lookup ended.
+ */
+export function sharingLookups(resolver: Resolver): Resolver {
+  const underWay = new Map<string, Promise<{ address: string; family: 4 | 6 }[]>>();
+  return (hostname) => {
+    let answer = underWay.get(hostname);
+    if (!answer) {
+      answer = resolver(hostname).finally(() => underWay.delete(hostname));
+      underWay.set(hostname, answer);
+    }
+    return answer;
+  };
+}
+
+export const systemResolver: Resolver = sharingLookups(async (hostname) =>
+  (await lookup(hostname, { all: true, verbatim: true })).map(({ address, family }) => ({ address, family: family === 6 ? 6 : 4 })),
+);
 
 /** Every range that is not a public unicast address (IANA special-purpose registries). */
 // Two lists: node's BlockList also matches IPv4 addresses against IPv6 rules (as IPv4-mapped).

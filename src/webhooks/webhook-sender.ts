@@ -13,13 +13,24 @@ export interface AttemptResult {
 export const ATTEMPT_TIMEOUT_MS = 10_000;
 const USER_AGENT = 'ContactSync-Webhooks/1';
 
-// Keep-alive: a delivery stream to one receiver reuses its connections (each was opened to a
-// checked address). Redirects are never followed: node's http client does not follow them, and a
-// 3xx is an answer that is not 2xx, so the attempt failed.
-const agents = {
-  'http:': new http.Agent({ keepAlive: true, maxSockets: 64 }),
-  'https:': new https.Agent({ keepAlive: true, maxSockets: 64 }),
-};
+/** The keep-alive connection pools of the attempts, one per scheme. */
+export interface SenderAgents {
+  'http:': http.Agent;
+  'https:': https.Agent;
+}
+
+/**
+ * Keep-alive: a delivery stream to one receiver reuses its connections (each was opened to a
+ * checked address). Redirects are never followed: node's http client does not follow them, and a
+ * 3xx is an answer that is not 2xx, so the attempt failed. The worker makes agents with as many
+ * sockets per receiver as it has attempts in flight (WEBHOOK_CONCURRENCY), so that no attempt waits
+ * in the agent's queue: its 10 s timeout, which the lease must outlast, counts from its start.
+ */
+export function senderAgents(maxSockets: number): SenderAgents {
+  return { 'http:': new http.Agent({ keepAlive: true, maxSockets }), 'https:': new https.Agent({ keepAlive: true, maxSockets }) };
+}
+
+const defaultAgents = senderAgents(64);
 
 /** Connects to the checked address, whatever a second DNS answer would say (no rebinding). */
 function pinnedLookup(address: string, family: 4 | 6): LookupFunction {
@@ -38,7 +49,13 @@ export function retryAfterMsOf(value: string | undefined, now = Date.now()): num
 }
 
 /** One POST of `body` to the checked target; never throws. */
-export function sendAttempt(target: CheckedTarget, headers: Record<string, string>, body: string, timeoutMs = ATTEMPT_TIMEOUT_MS): Promise<AttemptResult> {
+export function sendAttempt(
+  target: CheckedTarget,
+  headers: Record<string, string>,
+  body: string,
+  timeoutMs = ATTEMPT_TIMEOUT_MS,
+  agents: SenderAgents = defaultAgents,
+): Promise<AttemptResult> {
   return new Promise((resolve) => {
     let settled = false;
     const finish = (result: AttemptResult) => {
@@ -56,7 +73,7 @@ export function sendAttempt(target: CheckedTarget, headers: Record<string, strin
         port: url.port || undefined,
         path: `${url.pathname}${url.search}`,
         method: 'POST',
-        agent: agents[url.protocol as 'http:' | 'https:'],
+        agent: agents[url.protocol as keyof SenderAgents],
         lookup: pinnedLookup(target.address, target.family),
         headers: {
           ...headers,

@@ -4,39 +4,52 @@ import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } f
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
 import { nextDelayMs } from '../common/retry-delays';
 import { MetricsService } from '../metrics/metrics.service';
-import { eventBody, publicEventId } from './event-body';
+import { eventBody } from './event-body';
 import { checkTarget, TargetRefused } from './webhook-address';
 import { WebhookAddressPolicy } from './webhook-address.policy';
-import { sendAttempt, type AttemptResult } from './webhook-sender';
+import { ATTEMPT_TIMEOUT_MS, sendAttempt, senderAgents, type AttemptResult, type SenderAgents } from './webhook-sender';
 import { signedHeaders } from './webhook-signing';
 import { type AttemptOutcome, type ClaimedDelivery, WebhooksRepository } from './webhooks.repository';
 
 /** Events read from the feed per webhook and round; a full page means more are waiting. */
 const FAN_OUT_PAGE = 1000;
-/** Fewest free attempt slots worth a claim statement (unless nothing is in flight). */
-const CLAIM_BATCH = 16;
-/** Attempts' outcomes are written together, at most this long after the first of them ended. */
-const FLUSH_DELAY_MS = 15;
+/** Attempts' outcomes are written together, at most this long after the first of them ended... */
+const FLUSH_DELAY_MS = 25;
+/** ...or at once when this many are waiting. */
+const FLUSH_BATCH = 256;
 
 /**
  * Makes this instance's share of webhook attempts (docs/events.md, "Webhooks"). Every instance runs
  * one; they share the work through the database alone: the feed is taken into deliveries with
  * `FOR NO KEY UPDATE SKIP LOCKED` on the webhooks, and each attempt is taken with
  * `FOR UPDATE SKIP LOCKED` plus a lease (next_attempt_at pushed ahead), so one instance makes it; one
- * that dies leaves it to another when the lease ends. An idle instance looks every WEBHOOK_POLL_MS.
+ * that dies leaves it to another when the lease ends.
+ *
+ * Two loops, so that neither waits for the other's statement: the fan-out loop reads the feed
+ * into deliveries (every WEBHOOK_POLL_MS, at once again while pages come back full) and wakes the
+ * claim loop when it inserted some; the claim loop takes due deliveries in batches while attempt
+ * slots (WEBHOOK_CONCURRENCY) are free, woken by the fan-out, when enough slots free up after a full
+ * claim, and every WEBHOOK_POLL_MS otherwise (retries, and a contact's next event once the one
+ * before it is recorded).
  */
 @Injectable()
 export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger('Webhooks');
   private readonly owner = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
   private running = false;
-  private loopDone: Promise<void> = Promise.resolve();
+  private loopsDone: Promise<unknown> = Promise.resolve();
   private inFlight = 0;
   private readonly attempts = new Set<Promise<void>>();
   private pending: { outcome: AttemptOutcome; webhookId: string; kind: 'delivered' | 'retry' | 'failed' | 'gone' }[] = [];
   private flushTimer: NodeJS.Timeout | undefined;
   private flushing: Promise<void> = Promise.resolve();
-  private wake: (() => void) | undefined;
+  private readonly fanOutSignal = new WakeSignal();
+  private readonly claimSignal = new WakeSignal();
+  /** Fewest free attempt slots worth a claim statement (unless nothing is in flight). */
+  private readonly claimBatch: number;
+  /** The last claim took as many as it asked for: more may be due as soon as slots free up. */
+  private moreDue = false;
+  private readonly agents: SenderAgents;
 
   constructor(
     private readonly repository: WebhooksRepository,
@@ -45,57 +58,65 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {
     metrics.measureOldestUndeliveredWith(() => repository.oldestPendingAgeSeconds());
+    this.agents = senderAgents(config.WEBHOOK_CONCURRENCY);
+    this.claimBatch = Math.min(config.WEBHOOK_CONCURRENCY, Math.max(16, Math.floor(config.WEBHOOK_CONCURRENCY / 4)));
   }
 
   onApplicationBootstrap(): void {
     if (!this.config.WEBHOOK_DELIVERY) return;
     this.running = true;
-    this.loopDone = this.loop();
+    this.loopsDone = Promise.all([this.fanOutLoop(), this.claimLoop()]);
   }
 
   async onModuleDestroy(): Promise<void> {
     this.running = false;
-    this.wake?.();
-    await this.loopDone;
+    this.fanOutSignal.wake();
+    this.claimSignal.wake();
+    await this.loopsDone;
     // Attempts in flight end within the attempt timeout; their outcomes are written if the database
     // is still there (if not, their leases end and another instance makes them again).
     await Promise.race([Promise.allSettled([...this.attempts]), new Promise((r) => setTimeout(r, 5000).unref())]);
     await this.flush();
+    this.agents['http:'].destroy();
+    this.agents['https:'].destroy();
   }
 
-  private async loop(): Promise<void> {
+  /** Feed -> deliveries: at once again while pages come back full, else every WEBHOOK_POLL_MS. */
+  private async fanOutLoop(): Promise<void> {
     while (this.running) {
-      let busy: boolean;
       try {
-        const { read } = await this.repository.fanOut(FAN_OUT_PAGE);
-        busy = read >= FAN_OUT_PAGE;
-        // Take work in batches (one claim statement per batch, not one per attempt that ended).
-        const free = this.config.WEBHOOK_CONCURRENCY - this.inFlight;
-        if (free >= Math.min(CLAIM_BATCH, this.config.WEBHOOK_CONCURRENCY) || (free > 0 && this.inFlight === 0)) {
-          const claimed = await this.repository.claim(this.owner, randomUUID(), this.config.WEBHOOK_LEASE_SECONDS, free);
-          for (const delivery of claimed) this.start(delivery);
-          if (claimed.length === free) busy = true;
-        }
+        const { read, inserted } = await this.repository.fanOut(FAN_OUT_PAGE);
+        if (inserted > 0) this.claimSignal.wake();
+        if (read >= FAN_OUT_PAGE) continue;
       } catch (error) {
-        this.logger.warn(`Webhook delivery round failed: ${(error as Error).message}`);
-        await this.sleep(1000);
+        this.logger.warn(`Webhook fan-out failed: ${(error as Error).message}`);
+        await this.fanOutSignal.sleep(1000);
         continue;
       }
-      if (!busy || this.config.WEBHOOK_CONCURRENCY - this.inFlight < CLAIM_BATCH) await this.sleep(this.config.WEBHOOK_POLL_MS);
+      await this.fanOutSignal.sleep(this.config.WEBHOOK_POLL_MS);
     }
   }
 
-  /** Waits `ms`, or less when an attempt ends or outcomes are written (a contact's next event may be due). */
-  private sleep(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const done = () => {
-        clearTimeout(timer);
-        if (this.wake === done) this.wake = undefined;
-        resolve();
-      };
-      const timer = setTimeout(done, ms);
-      this.wake = done;
-    });
+  /** Deliveries -> attempts: one claim statement per batch of free slots, not one per attempt that ended. */
+  private async claimLoop(): Promise<void> {
+    while (this.running) {
+      const free = this.config.WEBHOOK_CONCURRENCY - this.inFlight;
+      if (free >= this.claimBatch || (free > 0 && this.inFlight === 0)) {
+        let claimed: ClaimedDelivery[];
+        try {
+          claimed = await this.repository.claim(this.owner, randomUUID(), this.config.WEBHOOK_LEASE_SECONDS, free);
+        } catch (error) {
+          this.logger.warn(`Webhook claim failed: ${(error as Error).message}`);
+          await this.claimSignal.sleep(1000);
+          continue;
+        }
+        for (const delivery of claimed) this.start(delivery);
+        // A full batch: more may be due; take them as soon as slots free up (an attempt's end wakes this loop).
+        this.moreDue = claimed.length === free;
+        if (this.moreDue) continue;
+      }
+      await this.claimSignal.sleep(this.config.WEBHOOK_POLL_MS);
+    }
   }
 
   private start(delivery: ClaimedDelivery): void {
@@ -105,6 +126,7 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
       .finally(() => {
         this.inFlight--;
         this.attempts.delete(attempt);
+        if (this.moreDue && (this.config.WEBHOOK_CONCURRENCY - this.inFlight === this.claimBatch || this.inFlight === 0)) this.claimSignal.wake();
       });
     this.attempts.add(attempt);
   }
@@ -119,7 +141,7 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
     try {
       const target = await checkTarget(delivery.url, this.addresses.policy());
       const body = eventBody(delivery.event);
-      result = await sendAttempt(target, signedHeaders(delivery.secret, publicEventId(delivery.event.id), body), body);
+      result = await sendAttempt(target, signedHeaders(delivery.secret, delivery.event.id, body), body, ATTEMPT_TIMEOUT_MS, this.agents);
     } catch (error) {
       if (!(error instanceof TargetRefused)) throw error;
       result = { status: null, error: `refused: ${error.message}`, retryAfterMs: null };
@@ -143,7 +165,8 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
       kind = delay === null ? 'failed' : 'retry';
     }
     this.pending.push({ outcome, webhookId: delivery.webhookId, kind });
-    this.flushTimer ??= setTimeout(() => void this.flush(), FLUSH_DELAY_MS);
+    if (this.pending.length >= FLUSH_BATCH) void this.flush();
+    else this.flushTimer ??= setTimeout(() => void this.flush(), FLUSH_DELAY_MS);
   }
 
   /** Writes the outcomes gathered so far in one statement (and the webhooks' health in a few). */
@@ -172,8 +195,38 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
         // Not recorded: the leases end and the attempts are made again (at least once).
         this.logger.warn(`Recording ${batch.length} webhook attempt(s) failed: ${(error as Error).message}`);
       }
-      this.wake?.();
+      // A contact's next event, held back while this one was pending, is due now: the next claim
+      // (woken by the fan-out or by free slots, else within WEBHOOK_POLL_MS) takes it. Not woken
+      // here: a claim after every flush finds nothing most of the time, and costs a statement.
     });
     return this.flushing;
+  }
+}
+
+/** A loop's wait: `sleep(ms)` ends after `ms` or at `wake()`; a wake while the loop was busy is kept for its next sleep. */
+class WakeSignal {
+  private woken = false;
+  private resolve: (() => void) | undefined;
+
+  wake(): void {
+    if (this.resolve) this.resolve();
+    else this.woken = true;
+  }
+
+  sleep(ms: number): Promise<void> {
+    if (this.woken) {
+      this.woken = false;
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => {
+      let timer: NodeJS.Timeout | undefined = undefined;
+      const done = () => {
+        clearTimeout(timer);
+        if (this.resolve === done) this.resolve = undefined;
+        resolve();
+      };
+      timer = setTimeout(done, ms);
+      this.resolve = done;
+    });
   }
 }

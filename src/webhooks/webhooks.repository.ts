@@ -1,7 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { isStorableText } from '../common/storable-text';
+import { Database } from '../database/database';
 import { PrismaService } from '../database/prisma.service';
 import { Prisma } from '../generated/prisma/client';
+import { WEBHOOK_CLAIM, WEBHOOK_COMPLETE } from './webhooks.statements';
 
 export interface WebhookView {
   id: string;
@@ -25,19 +27,21 @@ const viewOf = (row: ViewRow): WebhookView => ({ ...row, createdAt: row.createdA
 
 /** A delivery taken by one instance for one attempt, with what the attempt needs. */
 export interface ClaimedDelivery {
-  id: bigint;
+  /** bigint as text. */
+  id: string;
   webhookId: string;
   leaseToken: string;
   /** Attempts made so far, this one included. */
   attemptCount: number;
   url: string;
   secret: string;
-  /** The event as the feed shows it; null when retention removed it. */
-  event: { id: string; type: string; occurredAt: Date; requestId: string | null; data: unknown } | null;
+  /** The event as the feed shows it (`evt_` id, ISO time); null when retention removed it. */
+  event: { id: string; type: string; occurredAt: string; requestId: string | null; data: unknown } | null;
 }
 
 export interface AttemptOutcome {
-  id: bigint;
+  /** The delivery's id (bigint as text). */
+  id: string;
   leaseToken: string;
   /** pending (a retry is scheduled after delayMs), delivered or failed. */
   state: 'pending' | 'delivered' | 'failed';
@@ -68,7 +72,10 @@ const UUID_PATTERN = /^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a
  */
 @Injectable()
 export class WebhooksRepository {
-  constructor(private readonly prisma: PrismaService) {}
+  constructor(
+    private readonly prisma: PrismaService,
+    private readonly database: Database,
+  ) {}
 
   transaction<T>(work: (tx: Prisma.TransactionClient) => Promise<T>): Promise<T> {
     return this.prisma.$transaction(work);
@@ -203,79 +210,42 @@ export class WebhooksRepository {
   }
 
   /**
-   * Takes up to `limit` due deliveries for one attempt each (SKIP LOCKED: two instances never take
-   * the same one). Taking one pushes its next_attempt_at `leaseSeconds` ahead: that is its lease.
-   * An instance that dies mid-attempt leaves it due again when the lease ends, and the next taker
-   * logs the lost attempt. A delivery waits while an earlier event of the same contact is pending
-   * for the same webhook (per-contact commit order).
+   * Takes up to `limit` due deliveries for one attempt each, leased for `leaseSeconds`
+   * (WEBHOOK_CLAIM, webhooks.statements.ts: SKIP LOCKED, per-contact order, lost attempts logged).
    */
   async claim(owner: string, leaseToken: string, leaseSeconds: number, limit: number): Promise<ClaimedDelivery[]> {
-    const rows = await this.prisma.$queryRaw<
-      {
-        id: bigint;
-        webhook_id: string;
-        attempt_count: number;
-        url: string;
-        secret: string;
-        event_id: string | null;
-        type: string | null;
-        occurred_at: Date | null;
-        request_id: string | null;
-        data: unknown;
-      }[]
-    >`
-      WITH due AS (
-        SELECT d.id, d.event_seq, d.webhook_id FROM webhook_deliveries d
-        JOIN webhooks w ON w.id = d.webhook_id
-        WHERE d.state = 'pending' AND d.next_attempt_at <= now() AND w.enabled
-          AND (d.contact_id IS NULL OR NOT EXISTS (
-            SELECT 1 FROM webhook_deliveries p
-            WHERE p.webhook_id = d.webhook_id AND p.contact_id = d.contact_id AND p.state = 'pending'
-              AND (p.position, p.seq) < (d.position, d.seq)))
-        ORDER BY d.next_attempt_at
-        LIMIT ${limit}::int
-        FOR UPDATE OF d SKIP LOCKED
-      )
-      UPDATE webhook_deliveries d SET
-        attempts = CASE WHEN d.lease_token IS NULL THEN d.attempts ELSE d.attempts || jsonb_build_array(jsonb_build_object(
-          'at', to_char(d.leased_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), 'status', NULL,
-          'error', 'no answer recorded: the instance making the attempt stopped')) END,
-        attempt_count = d.attempt_count + 1,
-        lease_token = ${leaseToken}, leased_at = now(), leased_by = ${owner},
-        next_attempt_at = now() + make_interval(secs => ${leaseSeconds}::int)
-      FROM due
-      JOIN webhooks w ON w.id = due.webhook_id
-      LEFT JOIN events e ON e.seq = due.event_seq
-      WHERE d.id = due.id
-      RETURNING d.id, d.webhook_id, d.attempt_count, w.url, w.secret, e.id::text AS event_id, e.type, e.occurred_at, e.request_id, e.data`;
+    const rows = await this.database.run(WEBHOOK_CLAIM, [owner, leaseToken, leaseSeconds, limit]);
     return rows.map((row) => ({
       id: row.id,
-      webhookId: row.webhook_id,
+      webhookId: row.webhookId,
       leaseToken,
-      attemptCount: row.attempt_count,
+      attemptCount: row.attemptCount,
       url: row.url,
       secret: row.secret,
       event:
-        row.event_id === null
+        row.eventId === null
           ? null
-          : { id: row.event_id, type: row.type as string, occurredAt: row.occurred_at as Date, requestId: row.request_id, data: row.data },
+          : { id: row.eventId, type: row.type as string, occurredAt: row.occurredAt as string, requestId: row.requestId, data: row.data },
     }));
   }
 
-  /** Records attempts (only those whose lease is still theirs: a lease taken over is the taker's to record). */
-  async complete(outcomes: AttemptOutcome[]): Promise<void> {
-    if (outcomes.length === 0) return;
-    await this.prisma.$executeRaw`
-      UPDATE webhook_deliveries d SET
-        state = r.state,
-        next_attempt_at = CASE WHEN r.state = 'pending' THEN now() + make_interval(secs => r.delay_ms / 1000.0) ELSE NULL END,
-        attempts = d.attempts || jsonb_build_array(jsonb_build_object('at', r.at, 'status', r.status, 'error', r.error)),
-        lease_token = NULL, leased_at = NULL
-      FROM unnest(${outcomes.map((o) => o.id.toString())}::bigint[], ${outcomes.map((o) => o.leaseToken)}::text[],
-                  ${outcomes.map((o) => o.state)}::text[], ${outcomes.map((o) => o.delayMs)}::float8[],
-                  ${outcomes.map((o) => o.at)}::text[], ${outcomes.map((o) => o.status)}::int[], ${outcomes.map((o) => o.error)}::text[])
-        AS r(id, lease_token, state, delay_ms, at, status, error)
-      WHERE d.id = r.id AND d.lease_token = r.lease_token`;
+  /**
+   * Records a batch of attempts in one statement (WEBHOOK_COMPLETE), each only where its lease is
+   * still the one it was taken with (a lease taken over is the taker's to record). Returns the ids
+   * of the deliveries recorded.
+   */
+  async complete(outcomes: AttemptOutcome[]): Promise<string[]> {
+    if (outcomes.length === 0) return [];
+    const rows = await this.database.run(WEBHOOK_COMPLETE, [
+      outcomes.map((o) => o.id),
+      outcomes.map((o) => o.leaseToken),
+      outcomes.map((o) => o.state),
+      outcomes.map((o) => o.delayMs),
+      outcomes.map((o) => o.at),
+      outcomes.map((o) => o.status),
+      outcomes.map((o) => o.error),
+    ]);
+    return rows.map((row) => row.id);
   }
 
   /** After attempts: a success clears the failing streak; a failure starts one, and ends the webhook after `disableAfterSeconds`. */
