@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { Database } from '../database/database';
 import type { FeedPlace } from './event-cursor';
 import type { EventType } from './event-types';
-import { FEED_PAGE } from './events.statements';
+import { EVENT_HORIZON, FEED_PAGE } from './events.statements';
 
 /** A page of the feed as PostgreSQL rendered it. */
 export interface FeedPageText {
@@ -27,12 +27,15 @@ export class EventsFeedRepository {
 
   /**
    * Up to `limit` committed events of the organization after `after`, in commit order: by their
-   * transaction's commit position (event_commits, taken at COMMIT), then by seq within it. One
-   * statement, so one snapshot: positions become visible in order with no gap (docs/events.md),
-   * so what it reads is a prefix of what will ever follow `after`. `types`: only these (all when null).
+   * transaction's commit position (event_commits, taken at COMMIT), then by seq within it. Two
+   * statements (docs/events.md, "How it is kept"): the organization's horizon first (it waits for
+   * the organization's commits in progress), then the page up to it, in a new snapshot: every
+   * position up to the horizon is visible or gone for good, so what it reads is a prefix of what will
+   * ever follow `after`. `types`: only these (all when null).
    */
   async page(organizationId: string, after: FeedPlace, limit: number, types: readonly EventType[] | null): Promise<FeedPageText> {
-    const rows = await this.database.run(FEED_PAGE, [organizationId, String(after.position), String(after.seq), limit, types]);
+    const [{ horizon }] = await this.database.run(EVENT_HORIZON, [organizationId]);
+    const rows = await this.database.run(FEED_PAGE, [organizationId, String(after.position), String(after.seq), limit, types, horizon]);
     if (rows.length === 0) return { chunks: [], last: null };
     const last = rows[rows.length - 1];
     return { chunks: rows.map((row) => row.events), last: { position: BigInt(last.lastPosition), seq: BigInt(last.lastSeq) } };

@@ -49,11 +49,27 @@ export interface FeedPageRow {
 }
 
 /**
+ * The horizon of organization $1 (docs/events.md, "How it is kept"): waits until every
+ * transaction that took a commit position for the organization has ended (committed and visible, or
+ * rolled back), then returns the last position handed out. Every position of the organization at or
+ * below it is then visible to any LATER statement or gone for good. Its own statement, always before
+ * FEED_PAGE: a page read in the same statement would use a snapshot taken before the wait ended.
+ * Holds no lock when it returns (event_horizon, migration 20261124090000_event_position_sequence).
+ */
+export const EVENT_HORIZON = defineStatement<{ horizon: string }>({
+  name: 'events.horizon',
+  text: `SELECT event_horizon($1)::text AS horizon`,
+  columns: ['horizon'],
+  sample: (organizationId) => [organizationId],
+});
+
+/**
  * A page of the feed (GET /api/v2/events, docs/events.md "How it is kept"): up to $4 committed
- * events of organization $1 after the place ($2 position, $3 seq), in commit order: by their
- * transaction's commit position (event_commits, taken at COMMIT), then by seq within it. One
- * statement, so one snapshot: positions become visible in order with no gap, so what it reads is
- * a prefix of what will ever follow the place. $5: only these types (all when null).
+ * events of organization $1 after the place ($2 position, $3 seq) and at or below the horizon $6
+ * (EVENT_HORIZON, read in an earlier statement), in commit order: by their transaction's commit
+ * position (event_commits, taken at COMMIT), then by seq within it. Every position of the
+ * organization up to the horizon is visible to this statement or rolled back for good, so what it
+ * reads is a prefix of what will ever follow the place. $5: only these types (all when null).
  *
  * The plan is an index walk of the page's transactions only: event_commits_pkey from the place,
  * and per transaction its events by events_organization_id_xid_seq_idx (a LATERAL probe), an
@@ -87,14 +103,14 @@ export const FEED_PAGE = defineStatement<FeedPageRow>({
         AND ($5::text[] IS NULL OR e.type = ANY($5::text[]))
       ORDER BY e.seq
     ) e
-    WHERE c.organization_id = $1 AND c.position >= $2::bigint
+    WHERE c.organization_id = $1 AND c.position >= $2::bigint AND c.position <= $6::bigint
     ORDER BY c.position, e.seq
     LIMIT $4::int
     ) p) q
     GROUP BY q.chunk
     ORDER BY q.chunk`,
   columns: ['events', 'lastPosition', 'lastSeq'],
-  sample: (organizationId) => [organizationId, '0', '0', 1, null],
+  sample: (organizationId) => [organizationId, '0', '0', 1, null, '0'],
 });
 
-export const EVENTS_STATEMENTS = [FEED_PAGE];
+export const EVENTS_STATEMENTS = [EVENT_HORIZON, FEED_PAGE];

@@ -90,11 +90,15 @@ export class WebhooksRepository {
     return tx.webhook.count({ where: { organizationId } });
   }
 
-  /** Where the organization's feed ends now: a new webhook gets the events committed after it. */
+  /**
+   * Where the organization's feed ends now: a new webhook gets the events committed after it. The
+   * organization's horizon (event_horizon: it waits for the organization's commits in progress, and
+   * holds no lock afterwards): every commit at or below it is visible or gone for good, and every
+   * commit that takes a position later gets a greater one.
+   */
   async feedEnd(tx: Prisma.TransactionClient, organizationId: string): Promise<{ position: bigint; seq: bigint }> {
-    const rows = await tx.$queryRaw<{ position: bigint | null }[]>`
-      SELECT max(position) AS position FROM event_commits WHERE organization_id = ${organizationId}`;
-    return { position: rows[0]?.position ?? 0n, seq: 9223372036854775807n };
+    const rows = await tx.$queryRaw<{ horizon: bigint }[]>`SELECT event_horizon(${organizationId}) AS horizon`;
+    return { position: rows[0].horizon, seq: 9223372036854775807n };
   }
 
   async create(
@@ -178,19 +182,39 @@ export class WebhooksRepository {
   /**
    * Takes the next events of every enabled webhook that no other instance is taking (SKIP LOCKED)
    * from the events feed (commit order: event_commits.position, then events.seq) into deliveries,
-   * and moves each webhook's feed position past them, in one statement. Events of types the
-   * webhook does not want are passed over. Returns how many events were read (a full page: call again).
+   * and moves each webhook's feed position past them. Events of types the webhook does not want are
+   * passed over. Returns how many events were read (a full page: call again).
+   *
+   * Two statements, as the feed (docs/events.md, "How it is kept"): first the horizon of each
+   * organization that has an enabled webhook with a visible commit after its position (event_horizons:
+   * one lock at a time, each released before the next), then, in a new snapshot, the events up to
+   * each organization's horizon. An organization left out of the first has nothing visible to read
+   * yet; the next round looks again.
    */
   async fanOut(pageSize: number): Promise<{ read: number; inserted: number }> {
+    const horizons = await this.prisma.$queryRaw<{ organization_id: string; horizon: bigint }[]>`
+      SELECT organization_id, horizon FROM event_horizons(ARRAY(
+        SELECT DISTINCT w.organization_id FROM webhooks w
+        WHERE w.enabled AND (
+          EXISTS (SELECT 1 FROM event_commits c WHERE c.organization_id = w.organization_id AND c.position > w.feed_position)
+          -- the rest of a transaction whose events a full page cut
+          OR EXISTS (SELECT 1 FROM event_commits c JOIN events e ON e.organization_id = c.organization_id AND e.xid = c.xid
+                     WHERE c.organization_id = w.organization_id AND c.position = w.feed_position AND e.seq > w.feed_seq))))`;
+    if (horizons.length === 0) return { read: 0, inserted: 0 };
     const rows = await this.prisma.$queryRaw<{ read: bigint; inserted: bigint }[]>`
-      WITH w AS (
-        SELECT id, organization_id, types, feed_position, feed_seq FROM webhooks
-        WHERE enabled ORDER BY id FOR NO KEY UPDATE SKIP LOCKED
+      WITH h AS (
+        SELECT * FROM unnest(${horizons.map((h) => h.organization_id)}::text[], ${horizons.map((h) => h.horizon.toString())}::bigint[])
+          AS h(organization_id, horizon)
+      ), w AS (
+        SELECT w.id, w.organization_id, w.types, w.feed_position, w.feed_seq, h.horizon FROM webhooks w
+        JOIN h ON h.organization_id = w.organization_id
+        WHERE w.enabled ORDER BY w.id FOR NO KEY UPDATE OF w SKIP LOCKED
       ), page AS (
         SELECT w.id AS webhook_id, w.types, ev.* FROM w CROSS JOIN LATERAL (
           SELECT c.position, e.seq, e.id AS event_id, e.type, e.contact_id
           FROM event_commits c JOIN events e ON e.organization_id = c.organization_id AND e.xid = c.xid
           WHERE c.organization_id = w.organization_id AND (c.position, e.seq) > (w.feed_position, w.feed_seq)
+            AND c.position <= w.horizon
           ORDER BY c.position, e.seq
           LIMIT ${pageSize}::int
         ) ev

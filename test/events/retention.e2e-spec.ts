@@ -28,26 +28,29 @@ describe('events retention sweep', () => {
     const other = await createOrganization(app.t.prisma);
     await commit(org.id, 7, 3);
     await commit(other.id, 2, 1);
-    // Positions 1–5 of org and 1 of other committed two days ago.
+    // The first five commits of org and the first of other committed two days ago (positions come
+    // from one sequence shared by every organization: increasing, not contiguous).
+    const ours = await positions(org.id);
+    const theirs = await positions(other.id);
     await app.t.prisma.$executeRaw`
       UPDATE event_commits SET committed_at = now() - interval '2 days'
-      WHERE (organization_id = ${org.id} AND position <= 5) OR (organization_id = ${other.id} AND position = 1)`;
+      WHERE (organization_id = ${org.id} AND position <= ${ours[4]}) OR (organization_id = ${other.id} AND position = ${theirs[0]})`;
 
     const deleted = await app.t.app.get(EventsSweeper).sweep(2); // three chunks of at most two transactions
     expect(deleted).toBe(5 * 3 + 1);
-    expect(await positions(org.id)).toEqual([6, 7]);
-    expect(await positions(other.id)).toEqual([2]);
+    expect(await positions(org.id)).toEqual(ours.slice(5));
+    expect(await positions(other.id)).toEqual(theirs.slice(1));
     expect(await app.t.prisma.event.count({ where: { organizationId: org.id } })).toBe(2 * 3);
 
     const seqsOf5 = await app.t.prisma.eventRetention.findUniqueOrThrow({ where: { organizationId: org.id } });
-    expect(seqsOf5.prunedPosition).toBe(5n);
+    expect(seqsOf5.prunedPosition).toBe(BigInt(ours[4]));
     const kept = await app.t.prisma.event.findMany({ where: { organizationId: org.id }, select: { seq: true } });
     expect(kept.every((event) => event.seq > seqsOf5.prunedSeq)).toBe(true);
-    expect((await app.t.prisma.eventRetention.findUniqueOrThrow({ where: { organizationId: other.id } })).prunedPosition).toBe(1n);
+    expect((await app.t.prisma.eventRetention.findUniqueOrThrow({ where: { organizationId: other.id } })).prunedPosition).toBe(BigInt(theirs[0]));
 
     // Nothing more to delete: the boundary stays.
     expect(await app.t.app.get(EventsSweeper).sweep(2)).toBe(0);
-    expect((await app.t.prisma.eventRetention.findUniqueOrThrow({ where: { organizationId: org.id } })).prunedPosition).toBe(5n);
+    expect((await app.t.prisma.eventRetention.findUniqueOrThrow({ where: { organizationId: org.id } })).prunedPosition).toBe(BigInt(ours[4]));
   });
 
   it('deletes the webhooks\' deliveries log of the deleted events, in every state, and keeps the others\'', async () => {
