@@ -2,6 +2,12 @@ import type { SqlParams } from '../database/sql-params';
 import type { NewEvent } from './event-types';
 import { defineStatement } from '../database/statements';
 
+/** SQL of an event's public id (`evt_` + its UUID's 32 hex digits, as publicEventId in event-types.ts) from its uuid column. */
+export const publicEventIdSql = (uuid: string): string => `'evt_' || replace(${uuid}::text, '-', '')`;
+
+/** SQL of a timestamptz as JavaScript's toISOString writes it (UTC, milliseconds, `Z`): the API's times. */
+export const isoTimeSql = (time: string): string => `to_char(${time} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+
 /**
  * The INSERT of a request's events from parameter arrays, its placeholders numbered by `p` in the
  * order of `eventInsertValues`: a CTE of the contacts write statement (contacts.statements.ts), so
@@ -91,8 +97,8 @@ export const FEED_PAGE = defineStatement<FeedPageRow>({
            (array_agg(q.seq ORDER BY q.position DESC, q.seq DESC))[1]::text AS "lastSeq"
     FROM (SELECT p.*, (row_number() OVER (ORDER BY p.position, p.seq) - 1) / 100 AS chunk FROM (
     SELECT c.position, e.seq,
-           '{"id":"evt_' || replace(e.id::text, '-', '') || '","type":"' || e.type
-           || '","occurredAt":"' || to_char(e.occurred_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')
+           '{"id":"' || ${publicEventIdSql('e.id')} || '","type":"' || e.type
+           || '","occurredAt":"' || ${isoTimeSql('e.occurred_at')}
            || '","requestId":' || coalesce(to_json(e.request_id)::text, 'null') || ',"data":' || e.data::text || '}' AS event
     FROM event_commits c
     CROSS JOIN LATERAL (

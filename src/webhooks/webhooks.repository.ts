@@ -61,7 +61,7 @@ export interface DeliveryRow {
   seq: bigint;
 }
 
-/** The 32 hex digits of a uuid, as `evt_...` ids carry them. */
+/** A webhook id (a uuid, with or without its hyphens): anything else is not found without a query. */
 const UUID_PATTERN = /^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$/i;
 
 /**

@@ -1,4 +1,5 @@
 import { defineStatement } from '../database/statements';
+import { isoTimeSql, publicEventIdSql } from '../events/events.statements';
 
 /**
  * The two statements of every webhook attempt, on the pg pool rather than Prisma's `$queryRaw`:
@@ -49,7 +50,7 @@ export const WEBHOOK_CLAIM = defineStatement<ClaimRow>({
       )
       UPDATE webhook_deliveries d SET
         attempts = CASE WHEN d.lease_token IS NULL THEN d.attempts ELSE d.attempts || jsonb_build_array(jsonb_build_object(
-          'at', to_char(d.leased_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), 'status', NULL,
+          'at', ${isoTimeSql('d.leased_at')}, 'status', NULL,
           'error', 'no answer recorded: the instance making the attempt stopped')) END,
         attempt_count = d.attempt_count + 1,
         lease_token = $2::text, leased_at = now(), leased_by = $1::text,
@@ -59,8 +60,8 @@ export const WEBHOOK_CLAIM = defineStatement<ClaimRow>({
       LEFT JOIN events e ON e.seq = due.event_seq
       WHERE d.id = due.id
       RETURNING d.id::text AS id, d.webhook_id AS "webhookId", d.attempt_count AS "attemptCount", w.url, w.secret,
-        'evt_' || replace(e.id::text, '-', '') AS "eventId", e.type,
-        to_char(e.occurred_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "occurredAt",
+        ${publicEventIdSql('e.id')} AS "eventId", e.type,
+        ${isoTimeSql('e.occurred_at')} AS "occurredAt",
         e.request_id AS "requestId", e.data`,
   columns: ['id', 'webhookId', 'attemptCount', 'url', 'secret', 'eventId', 'type', 'occurredAt', 'requestId', 'data'],
   sample: () => ['warm-up', 'warm-up', 30, 0],
