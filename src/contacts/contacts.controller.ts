@@ -110,19 +110,16 @@ export class ContactsController {
       'an unknown or repeated query parameter, or a cursor that is malformed or was issued for other filters',
   )
   @ApiRequestError(404, 'LIST_NOT_FOUND: listId names no list of this organization')
-  async findPage(@Caller() caller: CallerIdentity, @Req() req: Request) {
+  async findPage(@Caller() caller: CallerIdentity, @Req() req: Request, @Res() res: Response): Promise<void> {
     const query = parseListingQuery(req.query);
     const { listId } = query.filters;
     if (listId !== null && !(isStorableText(listId) && (await this.listing.listExists(caller.organizationId, listId)))) {
       throw new RequestError(RequestErrorCode.LIST_NOT_FOUND, 'No list with this id in this organization');
     }
+    // The whole page is read (one statement) before anything is written: a database fault answers 503 as usual.
     const page = await this.listing.page(caller.organizationId, query);
-    const last = page.contacts.at(-1);
-    return {
-      request_id: requestIdOf(req),
-      contacts: page.contacts.map(renderContact),
-      nextCursor: page.more && last ? encodeCursor(last.email, query.filters) : null,
-    };
+    const nextCursor = page.more && page.lastEmail !== null ? encodeCursor(page.lastEmail, query.filters) : null;
+    sendContactsPage(res, requestIdOf(req), page.chunks, nextCursor);
   }
 
   @Post()
@@ -261,4 +258,22 @@ export class ContactsController {
     if (!isValidEmail(email) || !(await this.deletion.deleteByEmail(caller.organizationId, email, requestIdOf(req)))) throw contactNotFound();
     return { request_id: requestIdOf(req), email, status: 'deleted' as const };
   }
+}
+
+/**
+ * `{ request_id, contacts, nextCursor }` (ContactsPageModel) around the contacts PostgreSQL rendered
+ * (listing.statements.ts), written chunk by chunk as the events feed writes its page
+ * (events.controller.ts): the ~500 kB body of 1,000 contacts is never one string or one buffer.
+ */
+function sendContactsPage(res: Response, requestId: string, pageChunks: string[], nextCursor: string | null): void {
+  const head = Buffer.from(`{"request_id":${JSON.stringify(requestId)},"contacts":[`);
+  const tail = Buffer.from(`],"nextCursor":${JSON.stringify(nextCursor)}}`);
+  const chunks = pageChunks.map((chunk, i) => Buffer.from(i === 0 ? chunk : `,${chunk}`));
+  const length = chunks.reduce((sum, chunk) => sum + chunk.length, head.length + tail.length);
+  res.status(200);
+  res.setHeader('Content-Type', 'application/json; charset=utf-8');
+  res.setHeader('Content-Length', String(length));
+  res.write(head);
+  for (const chunk of chunks) res.write(chunk);
+  res.end(tail);
 }

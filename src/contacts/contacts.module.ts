@@ -12,6 +12,7 @@ import { ContactsRepository } from './contacts.repository';
 import { ContactDeletionRepository } from './deletion/contact-deletion.repository';
 import { ContactListingRepository } from './listing/contact-listing.repository';
 import { CONTACTS_STATEMENTS } from './contacts.statements';
+import { LISTING_STATEMENTS } from './listing/listing.statements';
 import { CONTACT_UNIONS } from './dto/contact-responses.dto';
 
 @DescribesOpenApiModels({ unions: CONTACT_UNIONS })
@@ -22,6 +23,6 @@ import { CONTACT_UNIONS } from './dto/contact-responses.dto';
 })
 export class ContactsModule {
   constructor(statements: StatementRegistry) {
-    statements.register(CONTACTS_STATEMENTS);
+    statements.register([...CONTACTS_STATEMENTS, ...LISTING_STATEMENTS]);
   }
 }

@@ -53,7 +53,7 @@ export interface AnswerWrite {
   answer: Answer;
 }
 
-/** A row of CONTACT_ROWS (and of the listing's page query, which selects the same columns). */
+/** A row of CONTACT_ROWS. */
 export interface ContactRow {
   id: string;
   email: string;

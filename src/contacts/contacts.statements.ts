@@ -46,8 +46,8 @@ export const LOCK_EMAILS = defineStatement<{ locked: number }>({
 
 /**
  * The columns of a contact row (ContactRow, contacts.repository.ts) read from a contact aliased
- * `c`, with its list ids (oldest membership first) and suppression: the one definition, used by
- * CONTACT_ROWS and by the listing (contact-listing.repository.ts).
+ * `c`, with its list ids (oldest membership first) and suppression: used by CONTACT_ROWS. The
+ * listing renders the same values as JSON in PostgreSQL (listing/listing.statements.ts, CONTACT_JSON).
  */
 export const CONTACT_COLUMNS = `c.id, c.email, ${STANDARD_COLUMNS.map((column) => `c.${column}`).join(', ')},
            c.custom_fields, c.created_at, c.updated_at,
