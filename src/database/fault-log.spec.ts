@@ -49,14 +49,14 @@ describe('FaultLog', () => {
     expect(lines).toEqual([{ cause: 'ECONNREFUSED', repeats: 0 }]); // a new outage: logged at once
   });
 
-  it('flushAll writes what is still counted', () => {
+  it('flushAll writes what is still counted, marked as written at shutdown (inside the window)', () => {
     const log = new FaultLog(1000);
     log.report('57014', 'canceling statement due to statement timeout');
     log.report('57014', 'canceling statement due to statement timeout');
     log.flushAll();
     expect(lines).toEqual([
       { cause: '57014', repeats: 0 },
-      { cause: '57014', repeats: 0 },
+      { cause: '57014', repeats: 0, atShutdown: true },
     ]);
   });
 });

@@ -40,24 +40,27 @@ export class FaultLog {
     state.timer ??= setTimeout(() => this.flush(cause), Math.max(0, state.loggedAt + this.windowMs - now)).unref();
   }
 
-  /** Writes what is still counted (at shutdown, so no repeat goes unreported). */
+  /**
+   * Writes what is still counted (at shutdown, so no repeat goes unreported). Such a line may come
+   * sooner than a second after its cause's previous one: it says so with `atShutdown: true`.
+   */
   flushAll(): void {
-    for (const cause of this.causes.keys()) this.flush(cause);
+    for (const cause of this.causes.keys()) this.flush(cause, true);
   }
 
-  private flush(cause: string): void {
+  private flush(cause: string, atShutdown = false): void {
     const state = this.causes.get(cause);
     if (!state) return;
     clearTimeout(state.timer);
     state.timer = undefined;
     if (state.repeats === 0) return;
     // This line stands for the last occurrence and the ones before it since the previous line.
-    this.write(cause, state.lastMessage, state.repeats - 1);
+    this.write(cause, state.lastMessage, state.repeats - 1, atShutdown);
     state.loggedAt = Date.now();
     state.repeats = 0;
   }
 
-  private write(cause: string, message: string, repeats: number): void {
-    this.logger.warn({ cause, repeats }, `Database unavailable (${cause}): ${message}${repeats ? ` (and ${repeats} more since the previous line)` : ''}`);
+  private write(cause: string, message: string, repeats: number, atShutdown = false): void {
+    this.logger.warn({ cause, repeats, ...(atShutdown ? { atShutdown } : {}) }, `Database unavailable (${cause}): ${message}${repeats ? ` (and ${repeats} more since the previous line)` : ''}`);
   }
 }
