@@ -115,8 +115,12 @@ function onRequest(req: TracedRequest, res: ServerResponse, options: EdgeOptions
     const end = (error?: Error) => {
       if (ended) return;
       ended = true;
-      if (error) failed(span, error);
-      else responded(span, req, res, method.name);
+      try {
+        if (error) failed(span, error);
+        else responded(span, req, res, method.name);
+      } catch {
+        // A span's details must never break the answer (this runs in the response's listeners).
+      }
       span.end();
     };
     res.on(errorMonitor, end);
@@ -173,7 +177,7 @@ function responded(span: Span, req: TracedRequest, res: ServerResponse, methodNa
     span.setAttribute('http.route', route);
     span.updateName(`${methodName} ${route}`);
   }
-  const client = req.ip ?? req.socket.remoteAddress;
+  const client = req.ip ?? req.socket.remoteAddress; // Express's getter; the socket may be gone
   if (client) span.setAttribute('client.address', client);
   if (status >= 500) {
     span.setAttribute('error.type', String(status));
