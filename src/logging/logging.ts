@@ -64,13 +64,14 @@ const STARTUP_CONTEXTS = new Set(['NestFactory', 'InstanceLoader', 'RoutesResolv
  * parser refused get theirs in http-body/client-error.ts).
  */
 export function loggerParams(config: AppConfig): Params {
-  // With tracing on, every line written inside a request carries its trace_id and span_id
-  // (docs/production.md, "Tracing"); off, no mixin runs at all.
+  // With tracing on, every line of a request's logger (every line with its request id) carries
+  // its trace_id, span_id and trace_flags, decided at the edge (docs/production.md, "Tracing");
+  // off, nothing is added.
   const tracing = activeTracing();
   return {
     pinoHttp: {
       level: config.LOG_LEVEL,
-      ...(tracing && { mixin: () => tracing.logFields() }),
+      ...(tracing && { customProps: (req) => tracing.logFields(req) }),
       hooks: {
         logMethod(args, method, level) {
           const context = (args[0] as { context?: unknown } | undefined)?.context;

@@ -1,31 +1,40 @@
-import { context, trace, TraceFlags, type Attributes } from '@opentelemetry/api';
+import type { Server } from 'node:http';
+import { context, trace, type Attributes } from '@opentelemetry/api';
 import { CompositePropagator, W3CBaggagePropagator, W3CTraceContextPropagator, type ExportResult } from '@opentelemetry/core';
 import { OTLPTraceExporter as OtlpJsonExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { OTLPTraceExporter as OtlpProtobufExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { registerInstrumentations } from '@opentelemetry/instrumentation';
-import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
 import { IORedisInstrumentation } from '@opentelemetry/instrumentation-ioredis';
 import { NestInstrumentation } from '@opentelemetry/instrumentation-nestjs-core';
 import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
 import { detectResources, envDetector, hostDetector, processDetector, resourceFromAttributes } from '@opentelemetry/resources';
 import {
+  AlwaysOffSampler,
+  AlwaysOnSampler,
   BatchSpanProcessor,
   ConsoleSpanExporter,
   NodeTracerProvider,
+  ParentBasedSampler,
+  TraceIdRatioBasedSampler,
   type ReadableSpan,
+  type Sampler,
   type SpanExporter,
   type TimedEvent,
 } from '@opentelemetry/sdk-trace-node';
 import { loggablePath, maskSecrets } from '../logging/logging';
-import type { TracingSettings } from './tracing-settings';
+import { EdgeIdGenerator, requestLogFields, traceRequests } from './request-edge';
+import type { SamplerName, TracingSettings } from './tracing-settings';
 import { setActiveTracing } from './tracing-state';
 
 /**
  * The OpenTelemetry SDK, loaded only when tracing is on (src/tracing/register.ts requires this
- * module before anything it instruments). Spans: the HTTP server span (named by its route),
- * the Nest route (Controller.handler, then the handler), every PostgreSQL statement and pool checkout (pg, so the request path's SQL and Prisma's
- * alike) and every Redis command (ioredis). Sampler, batch sizes, endpoints, headers and
- * resource attributes come from the standard OTEL_* variables, read by the SDK itself.
+ * module before anything it instruments). Spans: the HTTP server span (named by its route;
+ * started at the edge, request-edge.ts, only for sampled requests), the Nest route
+ * (Controller.handler, then the handler), every PostgreSQL statement and pool checkout (pg, so
+ * the request path's SQL and Prisma's alike) and every Redis command (ioredis), the last three
+ * only inside a sampled trace. The sampler comes from OTEL_TRACES_SAMPLER/_ARG (tracing-settings.ts);
+ * batch sizes, endpoints, headers and resource attributes from the other OTEL_* variables, read by
+ * the SDK itself.
  */
 export function startTracing(settings: Extract<TracingSettings, { enabled: true }>): void {
   const resource = resourceFromAttributes({ 'service.name': 'contact-sync', 'service.version': serviceVersion() })
@@ -39,27 +48,20 @@ export function startTracing(settings: Extract<TracingSettings, { enabled: true 
     // Batching keeps export off the request path; its sizes and delay follow OTEL_BSP_*.
     return new BatchSpanProcessor(new PrivacyExporter(exporter));
   });
-  const provider = new NodeTracerProvider({ resource, spanProcessors });
+  // One sampler for the edge's decision and the provider's (children follow their parent).
+  const sampler = samplerOf(settings.sampler);
+  const ids = new EdgeIdGenerator();
+  const provider = new NodeTracerProvider({ resource, spanProcessors, sampler, idGenerator: ids });
   const propagators = settings.propagators.map((name) => (name === 'baggage' ? new W3CBaggagePropagator() : new W3CTraceContextPropagator()));
   provider.register({ propagator: new CompositePropagator({ propagators }) });
+  const tracer = provider.getTracer(HTTP_SCOPE, serviceVersion());
 
+  // No HTTP instrumentation: the server span is started at the edge (request-edge.ts), and the
+  // service calls nothing over HTTP that a trace should follow (webhook deliveries are not traced,
+  // and no traceparent is sent out).
   registerInstrumentations({
     tracerProvider: provider,
     instrumentations: [
-      new HttpInstrumentation({
-        // Probes and scrapes would be most of the spans and tell nothing about requests.
-        ignoreIncomingRequestHook: (req) => IGNORED_PATHS.has((req.url ?? '').split('?')[0]),
-        // The service calls nothing over HTTP; the exporter's own calls are never traced.
-        ignoreOutgoingRequestHook: () => true,
-        // The route Express matched (the Nest route's path) names the span: "POST /api/v2/contacts",
-        // never the raw path (it may hold an email); unmatched requests stay "GET".
-        applyCustomAttributesOnSpan: (span, request) => {
-          const route = (request as { route?: { path?: unknown } }).route?.path;
-          if (typeof route !== 'string' || !('method' in request)) return;
-          span.setAttribute('http.route', route);
-          span.updateName(`${request.method} ${route}`);
-        },
-      }),
       nestRouteSpansSampledOnly(new NestInstrumentation()),
       // Statement text only (parameters are never recorded); no spans outside a request.
       sampledOnly(new PgInstrumentation({ requireParentSpan: true, enhancedDatabaseReporting: false }), '_getClientQueryPatch', '_getPoolConnectPatch'),
@@ -69,24 +71,44 @@ export function startTracing(settings: Extract<TracingSettings, { enabled: true 
   });
 
   setActiveTracing({
-    logFields: (): Record<string, string> => {
-      const span = trace.getSpan(context.active());
-      if (!span) return {};
-      const { traceId, spanId, traceFlags } = span.spanContext();
-      return { trace_id: traceId, span_id: spanId, trace_flags: (traceFlags & TraceFlags.SAMPLED) !== 0 ? '01' : '00' };
-    },
+    traceRequests: (server: Server) => traceRequests(server, { tracer, sampler, ids, ignoredPaths: IGNORED_PATHS }),
+    logFields: requestLogFields,
     shutdown: () => provider.shutdown(),
   });
 }
 
+/** The instrumentation scope of the HTTP server spans. */
+export const HTTP_SCOPE = 'contact-sync/http-server';
+
+/** Probes and scrapes would be most of the spans and tell nothing about requests. */
 const IGNORED_PATHS = new Set(['/health/live', '/health/ready', '/metrics']);
+
+/** As the SDK builds it from OTEL_TRACES_SAMPLER/_ARG (the spec's meanings). */
+function samplerOf({ name, ratio }: { name: SamplerName; ratio: number }): Sampler {
+  switch (name) {
+    case 'always_on':
+      return new AlwaysOnSampler();
+    case 'always_off':
+      return new AlwaysOffSampler();
+    case 'traceidratio':
+      return new TraceIdRatioBasedSampler(ratio);
+    case 'parentbased_always_on':
+      return new ParentBasedSampler({ root: new AlwaysOnSampler() });
+    case 'parentbased_always_off':
+      return new ParentBasedSampler({ root: new AlwaysOffSampler() });
+    case 'parentbased_traceidratio':
+      return new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(ratio) });
+  }
+}
 
 /**
  * Statement and command spans only inside a sampled trace. The instrumentations skip their work
- * when there is no parent span (`requireParentSpan`), but a request the sampler left out still
- * has a (non-recording) parent, so each statement would still pay for its attributes, its
- * no-op span and its duration metric, to export nothing. At 10% sampling that was most of
- * tracing's cost on a single-contact request (docs/performance.md, "Tracing overhead"). This
+ * when there is no parent span (`requireParentSpan`), but under a non-recording parent each
+ * statement would still pay for its attributes, its no-op span and its duration metric, to
+ * export nothing: with instrumentation-http, every request the sampler left out had one, and at
+ * 10% sampling that was most of tracing's cost on a single-contact request (docs/performance.md,
+ * "Tracing overhead"). Since the edge (request-edge.ts) gives such requests no span at all, this
+ * is now a second guard (work started inside a sampled request and running on after it). This
  * wraps the instrumentation's own patches (its methods that wrap `Client.prototype.query` and
  * `Pool.prototype.connect`, or `Redis.prototype.sendCommand`) so that an unsampled call goes
  * straight to the original. (Every caller here uses the promise forms, whose continuations keep

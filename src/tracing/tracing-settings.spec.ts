@@ -13,7 +13,13 @@ describe('tracingSettings (the OTEL_* variables)', () => {
   });
 
   it('is on with an OTLP endpoint (any of the two) or a named exporter; OTLP over HTTP with protobuf unless told json', () => {
-    const on = { enabled: true, exporters: ['otlp'], protocol: 'http/protobuf', propagators: ['tracecontext', 'baggage'] };
+    const on = {
+      enabled: true,
+      exporters: ['otlp'],
+      protocol: 'http/protobuf',
+      propagators: ['tracecontext', 'baggage'],
+      sampler: { name: 'parentbased_always_on', ratio: 1 },
+    };
     expect(tracingSettings({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318' })).toEqual(on);
     expect(tracingSettings({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'https://collector/v1/traces' })).toEqual(on);
     expect(tracingSettings({ OTEL_TRACES_EXPORTER: 'otlp' })).toEqual(on);
@@ -44,9 +50,14 @@ describe('tracingSettings (the OTEL_* variables)', () => {
     expect(() => tracingSettings(env)).toThrow(message);
   });
 
-  it('a sampler ratio is accepted from 0 to 1 (the spec: 10% is 0.1)', () => {
+  it('a sampler ratio is accepted from 0 to 1 (the spec: 10% is 0.1); without OTEL_TRACES_SAMPLER_ARG it is 1', () => {
     expect(tracingSettings({ OTEL_TRACES_EXPORTER: 'otlp', OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: '0.1' })).toMatchObject({
       enabled: true,
+      sampler: { name: 'parentbased_traceidratio', ratio: 0.1 },
+    });
+    expect(tracingSettings({ OTEL_TRACES_EXPORTER: 'otlp', OTEL_TRACES_SAMPLER: 'TraceIdRatio' })).toMatchObject({ sampler: { name: 'traceidratio', ratio: 1 } });
+    expect(tracingSettings({ OTEL_TRACES_EXPORTER: 'otlp', OTEL_TRACES_SAMPLER: 'always_off', OTEL_TRACES_SAMPLER_ARG: 'ignored' })).toMatchObject({
+      sampler: { name: 'always_off', ratio: 1 },
     });
   });
 });

@@ -14,14 +14,23 @@
 export type TraceExporterName = 'otlp' | 'console';
 export type OtlpProtocol = 'http/protobuf' | 'http/json';
 
+export type SamplerName = 'always_on' | 'always_off' | 'traceidratio' | 'parentbased_always_on' | 'parentbased_always_off' | 'parentbased_traceidratio';
+
 export type TracingSettings =
   | { enabled: false; why: string }
-  | { enabled: true; exporters: TraceExporterName[]; protocol: OtlpProtocol; propagators: Array<'tracecontext' | 'baggage'> };
+  | {
+      enabled: true;
+      exporters: TraceExporterName[];
+      protocol: OtlpProtocol;
+      propagators: Array<'tracecontext' | 'baggage'>;
+      /** OTEL_TRACES_SAMPLER (spec default parentbased_always_on) and its ratio (OTEL_TRACES_SAMPLER_ARG, default 1). */
+      sampler: { name: SamplerName; ratio: number };
+    };
 
 /** A variable with a value this service cannot honour: the start stops with this message. */
 export class TracingSettingsError extends Error {}
 
-const SAMPLERS = ['always_on', 'always_off', 'traceidratio', 'parentbased_always_on', 'parentbased_always_off', 'parentbased_traceidratio'];
+const SAMPLERS: SamplerName[] = ['always_on', 'always_off', 'traceidratio', 'parentbased_always_on', 'parentbased_always_off', 'parentbased_traceidratio'];
 
 type Env = Record<string, string | undefined>;
 
@@ -73,13 +82,14 @@ export function tracingSettings(env: Env): TracingSettings {
   }
 
   const sampler = read(env, 'OTEL_TRACES_SAMPLER')?.toLowerCase();
-  if (sampler !== undefined && !SAMPLERS.includes(sampler)) {
+  if (sampler !== undefined && !SAMPLERS.includes(sampler as SamplerName)) {
     throw new TracingSettingsError(`OTEL_TRACES_SAMPLER: "${sampler}" is not supported (use one of ${SAMPLERS.join(', ')})`);
   }
   const ratio = read(env, 'OTEL_TRACES_SAMPLER_ARG');
+  let ratioValue = 1;
   if (ratio !== undefined && sampler?.endsWith('traceidratio')) {
-    const value = Number(ratio);
-    if (!Number.isFinite(value) || value < 0 || value > 1) {
+    ratioValue = Number(ratio);
+    if (!Number.isFinite(ratioValue) || ratioValue < 0 || ratioValue > 1) {
       throw new TracingSettingsError(`OTEL_TRACES_SAMPLER_ARG must be a number from 0 to 1, got "${ratio}"`);
     }
   }
@@ -94,5 +104,11 @@ export function tracingSettings(env: Env): TracingSettings {
     if (!propagators.includes(name)) propagators.push(name);
   }
 
-  return { enabled: true, exporters, protocol, propagators };
+  return {
+    enabled: true,
+    exporters,
+    protocol,
+    propagators,
+    sampler: { name: (sampler as SamplerName | undefined) ?? 'parentbased_always_on', ratio: ratioValue },
+  };
 }

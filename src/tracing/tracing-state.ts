@@ -1,11 +1,16 @@
+import type { Server } from 'node:http';
+
 /**
  * What the rest of the service may ask about tracing, without loading OpenTelemetry: whether it
- * runs, the log fields of the current span (for pino's mixin), and the flush at shutdown. Filled
- * by start-tracing.ts only when tracing is on.
+ * runs, the edge where each request's sampling is decided, the log fields of a request (for
+ * pino-http's customProps), and the flush at shutdown. Filled by start-tracing.ts only when
+ * tracing is on.
  */
 export interface ActiveTracing {
-  /** trace_id, span_id and trace_flags of the active span, or {} outside a request. */
-  logFields(): Record<string, string>;
+  /** Decides each request's sampling before any listener of the server's `request` event runs. */
+  traceRequests(server: Server): void;
+  /** trace_id, span_id and trace_flags of the request (sampled or not), or {} if it is not traced (probes). */
+  logFields(req: object): Record<string, string>;
   /** Sends the spans still buffered; bounded by the exporter's timeout. */
   shutdown(): Promise<void>;
 }

@@ -48,7 +48,8 @@ describe('tracing (node dist/main.js with OTEL_* set)', () => {
     return find()!;
   };
   const spansOf = (traceId: string): ReceivedSpan[] => receiver.spans.filter((s) => s.traceId === traceId);
-  const serverSpanOf = (traceId: string) => spansOf(traceId).find((s) => s.kind === SERVER_KIND && s.scope.includes('instrumentation-http'));
+  // The HTTP server span is started at the edge (src/tracing/request-edge.ts), scope HTTP_SCOPE.
+  const serverSpanOf = (traceId: string) => spansOf(traceId).find((s) => s.kind === SERVER_KIND && s.scope === 'contact-sync/http-server');
 
   beforeAll(async () => {
     database = await createTestDatabase();
