@@ -53,8 +53,8 @@ export class ErasureService {
         JSON.stringify(email),
       );
       const contactIds = erased.contact_ids;
-      // Every earlier event of the address or of the contact keeps its place in the feed, without the address.
-      const eventsRedacted = await redactEventsOf(tx, organizationId, email, contactIds);
+      // Every earlier event of the address (and so of its contact) keeps its place in the feed, without the address.
+      const eventsRedacted = await redactEventsOf(tx, organizationId, email);
       // Only the id: the event announces the erasure without naming what was erased.
       await this.events.record(
         tx,

@@ -7,16 +7,15 @@ import type { Prisma } from '../generated/prisma/client';
  * reduced to `{ id }` and `data.suppression.email` becomes null (the reason stays). Returns how
  * many events were redacted (the answer's `eventsRedacted`).
  *
- * ONE set-based statement whatever the number of events, found through the indexes on
- * (organization_id, email) and (organization_id, contact_id); never a scan of the organization's
- * events. An event already redacted (no address left) is neither touched nor counted again.
+ * ONE set-based statement whatever the number of events, found through the index on
+ * (organization_id, email); never a scan of the organization's events. The events of the erased
+ * contacts are among them: every event that names a contact (contact_id) also carries that
+ * contact's normalized address, and a contact's address never changes (contact-events.ts,
+ * list-memberships, contact deletion, suppressions; `contact.erased` names no address and has
+ * nothing to redact). An event already redacted (no address left) is neither touched nor counted
+ * again.
  */
-export async function redactEventsOf(
-  tx: Prisma.TransactionClient,
-  organizationId: string,
-  email: string,
-  contactIds: readonly string[],
-): Promise<number> {
+export async function redactEventsOf(tx: Prisma.TransactionClient, organizationId: string, email: string): Promise<number> {
   return tx.$executeRaw`
     UPDATE events SET
       email = NULL,
@@ -25,6 +24,5 @@ export async function redactEventsOf(
         || CASE WHEN jsonb_typeof(data -> 'suppression') = 'object'
              THEN jsonb_build_object('suppression', (data -> 'suppression') || '{"email": null}'::jsonb) ELSE '{}'::jsonb END
     WHERE organization_id = ${organizationId}
-      AND (email = ${email} OR contact_id = ANY(${[...contactIds]}::text[]))
-      AND (email IS NOT NULL OR data #> '{contact,email}' IS NOT NULL)`;
+      AND email = ${email}`;
 }

@@ -67,7 +67,8 @@ export type EventData<T extends EventType = EventType> = EventDataByType[T];
 /**
  * An event to write, in the transaction of its change. `requestId` is the request's X-Request-Id
  * (null for the admin command line); `contactId` and `email` (the normalized address) are set on
- * contact and suppression events: per-contact webhook order and erasure find events by them.
+ * contact and suppression events: per-contact webhook order finds events by the contact, erasure by
+ * the address alone, so an event with a `contactId` carries that contact's `email` too.
  */
 export type NewEvent = {
   [T in EventType]: {

@@ -9,36 +9,31 @@ export const publicEventIdSql = (uuid: string): string => `'evt_' || replace(${u
 export const isoTimeSql = (time: string): string => `to_char(${time} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
 /**
- * The INSERT of a request's events from parameter arrays, its placeholders numbered by `p` in the
- * order of `eventInsertValues`: a CTE of the contacts write statement (contacts.statements.ts), so
- * the POST pipeline writes its events in the statement that writes its contacts (no extra round
- * trip). `organization` is the statement's organization placeholder. `seq` follows the arrays'
- * order. The data travel as JSON text (jsonb: contact values are storable text, never U+0000).
+ * The INSERT of a request's events from ONE jsonb parameter, its placeholders numbered by `p` in
+ * the order of `eventInsertValues`: a CTE of the contacts write statement (contacts.statements.ts),
+ * so the POST pipeline writes its events in the statement that writes its contacts (no extra round
+ * trip). `organization` is the statement's organization placeholder. `seq` follows the array's
+ * order. The events travel as one JSON array of `[type, contactId, email, data]` (jsonb: contact
+ * values are storable text, never U+0000): one JSON.stringify in the service and one parse in
+ * PostgreSQL, instead of one JSON text per event escaped again into a text[] literal and unescaped
+ * (docs/performance.md, "The outbox's cost"). Each `data` is the same jsonb value as its own text
+ * cast to jsonb would be.
  */
 export function eventsInsert(p: SqlParams, organization: string): string {
-  const [requestId, types, contactIds, emails, data] = ['event_request_id', 'event_types', 'event_contact_ids', 'event_emails', 'event_data'].map(
-    (name) => p.add(name),
-  );
+  const [requestId, events] = ['event_request_id', 'events'].map((name) => p.add(name));
   return `INSERT INTO events (organization_id, type, request_id, contact_id, email, data)
-        SELECT ${organization}, e.type, ${requestId}::text, e.contact_id, e.email, e.data::jsonb
-        FROM unnest(${types}::text[], ${contactIds}::text[], ${emails}::text[], ${data}::text[])
-             WITH ORDINALITY AS e(type, contact_id, email, data, n)
+        SELECT ${organization}, e.event ->> 0, ${requestId}::text, e.event ->> 1, e.event ->> 2, e.event -> 3
+        FROM jsonb_array_elements(${events}::jsonb) WITH ORDINALITY AS e(event, n)
         ORDER BY e.n`;
 }
 
 /** The values of `eventsInsert`, in its order: the events of ONE request of ONE organization. */
 export function eventInsertValues(requestId: string | null, events: readonly NewEvent[]): unknown[] {
-  return [
-    requestId,
-    events.map((event) => event.type),
-    events.map((event) => event.contactId ?? null),
-    events.map((event) => event.email ?? null),
-    events.map((event) => JSON.stringify(event.data)),
-  ];
+  return [requestId, JSON.stringify(events.map((event) => [event.type, event.contactId ?? null, event.email ?? null, event.data]))];
 }
 
 /** `eventInsertValues` of no events (statement samples). */
-export const NO_EVENT_VALUES: readonly unknown[] = [null, [], [], [], []];
+export const NO_EVENT_VALUES: readonly unknown[] = [null, '[]'];
 
 /** A row of FEED_PAGE: up to 100 consecutive events of the page as JSON text, and the last one's place. */
 export interface FeedPageRow {

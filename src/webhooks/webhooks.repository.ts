@@ -3,7 +3,7 @@ import { isStorableText } from '../common/storable-text';
 import { Database } from '../database/database';
 import { PrismaService } from '../database/prisma.service';
 import { Prisma } from '../generated/prisma/client';
-import { WEBHOOK_CLAIM, WEBHOOK_COMPLETE } from './webhooks.statements';
+import { WEBHOOK_CLAIM, WEBHOOK_COMPLETE, WEBHOOK_FAN_OUT, WEBHOOK_FAN_OUT_HORIZONS } from './webhooks.statements';
 
 export interface WebhookView {
   id: string;
@@ -192,45 +192,10 @@ export class WebhooksRepository {
    * yet; the next round looks again.
    */
   async fanOut(pageSize: number): Promise<{ read: number; inserted: number }> {
-    const horizons = await this.prisma.$queryRaw<{ organization_id: string; horizon: bigint }[]>`
-      SELECT organization_id, horizon FROM event_horizons(ARRAY(
-        SELECT DISTINCT w.organization_id FROM webhooks w
-        WHERE w.enabled AND (
-          EXISTS (SELECT 1 FROM event_commits c WHERE c.organization_id = w.organization_id AND c.position > w.feed_position)
-          -- the rest of a transaction whose events a full page cut
-          OR EXISTS (SELECT 1 FROM event_commits c JOIN events e ON e.organization_id = c.organization_id AND e.xid = c.xid
-                     WHERE c.organization_id = w.organization_id AND c.position = w.feed_position AND e.seq > w.feed_seq))))`;
+    const horizons = await this.database.run(WEBHOOK_FAN_OUT_HORIZONS, []);
     if (horizons.length === 0) return { read: 0, inserted: 0 };
-    const rows = await this.prisma.$queryRaw<{ read: bigint; inserted: bigint }[]>`
-      WITH h AS (
-        SELECT * FROM unnest(${horizons.map((h) => h.organization_id)}::text[], ${horizons.map((h) => h.horizon.toString())}::bigint[])
-          AS h(organization_id, horizon)
-      ), w AS (
-        SELECT w.id, w.organization_id, w.types, w.feed_position, w.feed_seq, h.horizon FROM webhooks w
-        JOIN h ON h.organization_id = w.organization_id
-        WHERE w.enabled ORDER BY w.id FOR NO KEY UPDATE OF w SKIP LOCKED
-      ), page AS (
-        SELECT w.id AS webhook_id, w.types, ev.* FROM w CROSS JOIN LATERAL (
-          SELECT c.position, e.seq, e.id AS event_id, e.type, e.contact_id
-          FROM event_commits c JOIN events e ON e.organization_id = c.organization_id AND e.xid = c.xid
-          WHERE c.organization_id = w.organization_id AND (c.position, e.seq) > (w.feed_position, w.feed_seq)
-            AND c.position <= w.horizon
-          ORDER BY c.position, e.seq
-          LIMIT ${pageSize}::int
-        ) ev
-      ), ins AS (
-        INSERT INTO webhook_deliveries (webhook_id, event_seq, event_id, type, contact_id, position, seq)
-        SELECT webhook_id, seq, event_id, type, contact_id, position, seq FROM page WHERE type = ANY(types)
-        ON CONFLICT (webhook_id, event_seq) DO NOTHING
-        RETURNING 1
-      ), last AS (
-        SELECT DISTINCT ON (webhook_id) webhook_id, position, seq FROM page ORDER BY webhook_id, position DESC, seq DESC
-      ), moved AS (
-        UPDATE webhooks SET feed_position = last.position, feed_seq = last.seq FROM last WHERE webhooks.id = last.webhook_id
-        RETURNING 1
-      )
-      SELECT (SELECT count(*) FROM page) AS read, (SELECT count(*) FROM ins) AS inserted, (SELECT count(*) FROM moved) AS moved`;
-    return { read: Number(rows[0].read), inserted: Number(rows[0].inserted) };
+    const [row] = await this.database.run(WEBHOOK_FAN_OUT, [horizons.map((h) => h.organizationId), horizons.map((h) => h.horizon), pageSize]);
+    return { read: row.read, inserted: row.inserted };
   }
 
   /**

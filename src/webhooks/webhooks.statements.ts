@@ -2,13 +2,73 @@ import { defineStatement } from '../database/statements';
 import { isoTimeSql, publicEventIdSql } from '../events/events.statements';
 
 /**
- * The two statements of every webhook attempt, as registered statements on the pg pool (the
- * project's form of raw SQL, docs/extending.md): both are set-based and the claim needs
- * `FOR UPDATE SKIP LOCKED`, which Prisma Client cannot express. Moving them from Prisma's
+ * The fan-out's two statements (polled every WEBHOOK_POLL_MS by every instance, webhooks or not) and
+ * the two statements of every webhook attempt, as registered statements on the pg pool (the
+ * project's form of raw SQL, docs/extending.md): all are set-based and need `SKIP LOCKED`, which
+ * Prisma Client cannot express. The fan-out's were Prisma `$queryRaw`: an idle instance spent about
+ * 15 ms of CPU a second on its two polling loops (docs/performance.md, "The outbox's cost"). Moving them from Prisma's
  * `$queryRaw` did not measurably change the service's CPU per delivery (0.32 ms before, 0.33–0.36
  * after, loaded machine; docs/performance.md, "Webhooks"). The ids and times come back as the text
  * the receiver sees (no Date or UUID handling per row).
  */
+
+/**
+ * The fan-out's first statement (docs/events.md, "How it is kept"): the horizon (bigint as text) of
+ * each organization that has an enabled webhook with a visible commit after its feed position
+ * (event_horizons: one lock at a time, each released before the next). None when nothing is new:
+ * the common idle poll ends here.
+ */
+export const WEBHOOK_FAN_OUT_HORIZONS = defineStatement<{ organizationId: string; horizon: string }>({
+  name: 'webhooks.fan-out-horizons',
+  text: `SELECT organization_id AS "organizationId", horizon::text AS horizon FROM event_horizons(ARRAY(
+        SELECT DISTINCT w.organization_id FROM webhooks w
+        WHERE w.enabled AND (
+          EXISTS (SELECT 1 FROM event_commits c WHERE c.organization_id = w.organization_id AND c.position > w.feed_position)
+          -- the rest of a transaction whose events a full page cut
+          OR EXISTS (SELECT 1 FROM event_commits c JOIN events e ON e.organization_id = c.organization_id AND e.xid = c.xid
+                     WHERE c.organization_id = w.organization_id AND c.position = w.feed_position AND e.seq > w.feed_seq))))`,
+  columns: ['organizationId', 'horizon'],
+  sample: () => [],
+});
+
+/**
+ * The fan-out's second statement, in a new snapshot: the events up to each organization's horizon
+ * ($1 organization ids, $2 their horizons as bigint text) of every enabled webhook that no other
+ * instance is taking (SKIP LOCKED), at most $3 per webhook, into deliveries; each webhook's feed
+ * position moves past them. Returns how many events were read and how many deliveries inserted.
+ */
+export const WEBHOOK_FAN_OUT = defineStatement<{ read: number; inserted: number; moved: number }>({
+  name: 'webhooks.fan-out',
+  text: `WITH h AS (
+        SELECT * FROM unnest($1::text[], $2::bigint[]) AS h(organization_id, horizon)
+      ), w AS (
+        SELECT w.id, w.organization_id, w.types, w.feed_position, w.feed_seq, h.horizon FROM webhooks w
+        JOIN h ON h.organization_id = w.organization_id
+        WHERE w.enabled ORDER BY w.id FOR NO KEY UPDATE OF w SKIP LOCKED
+      ), page AS (
+        SELECT w.id AS webhook_id, w.types, ev.* FROM w CROSS JOIN LATERAL (
+          SELECT c.position, e.seq, e.id AS event_id, e.type, e.contact_id
+          FROM event_commits c JOIN events e ON e.organization_id = c.organization_id AND e.xid = c.xid
+          WHERE c.organization_id = w.organization_id AND (c.position, e.seq) > (w.feed_position, w.feed_seq)
+            AND c.position <= w.horizon
+          ORDER BY c.position, e.seq
+          LIMIT $3::int
+        ) ev
+      ), ins AS (
+        INSERT INTO webhook_deliveries (webhook_id, event_seq, event_id, type, contact_id, position, seq)
+        SELECT webhook_id, seq, event_id, type, contact_id, position, seq FROM page WHERE type = ANY(types)
+        ON CONFLICT (webhook_id, event_seq) DO NOTHING
+        RETURNING 1
+      ), last AS (
+        SELECT DISTINCT ON (webhook_id) webhook_id, position, seq FROM page ORDER BY webhook_id, position DESC, seq DESC
+      ), moved AS (
+        UPDATE webhooks SET feed_position = last.position, feed_seq = last.seq FROM last WHERE webhooks.id = last.webhook_id
+        RETURNING 1
+      )
+      SELECT (SELECT count(*) FROM page)::int AS read, (SELECT count(*) FROM ins)::int AS inserted, (SELECT count(*) FROM moved)::int AS moved`,
+  columns: ['read', 'inserted', 'moved'],
+  sample: () => [[], [], 1],
+});
 
 /** A row of WEBHOOK_CLAIM: one delivery taken for one attempt, with what the attempt needs. */
 export interface ClaimRow {
@@ -91,4 +151,4 @@ export const WEBHOOK_COMPLETE = defineStatement<{ id: string }>({
   sample: () => [[], [], [], [], [], [], []],
 });
 
-export const WEBHOOKS_STATEMENTS = [WEBHOOK_CLAIM, WEBHOOK_COMPLETE];
+export const WEBHOOKS_STATEMENTS = [WEBHOOK_FAN_OUT_HORIZONS, WEBHOOK_FAN_OUT, WEBHOOK_CLAIM, WEBHOOK_COMPLETE];
