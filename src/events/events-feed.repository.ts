@@ -42,6 +42,8 @@ export class EventsFeedRepository {
   async page(organizationId: string, after: FeedPlace, limit: number, types: readonly EventType[] | null): Promise<FeedPageText> {
     const [{ horizon }] = await this.database.run(EVENT_HORIZON, [organizationId]);
     const rows = await this.database.run(FEED_PAGE, [organizationId, String(after.position), String(after.seq), limit, types, horizon]);
+    // Unordered in SQL (FEED_PAGE): the chunks in the page's order.
+    rows.sort((a, b) => (a.chunk ?? 0) - (b.chunk ?? 0));
     const [{ prunedPosition, prunedSeq }] = rows;
     const pruned = prunedPosition === null || prunedSeq === null ? null : { position: BigInt(prunedPosition), seq: BigInt(prunedSeq) };
     const last = rows[rows.length - 1];

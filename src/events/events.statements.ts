@@ -46,6 +46,12 @@ export const NO_EVENT_VALUES: readonly unknown[] = [null, [], [], [], []];
  */
 export interface FeedPageRow {
   /**
+   * The chunk's place in the page (0, 1, …; null with `events`). The rows come in no particular
+   * order: the reader sorts them by it (an ORDER BY here sorted the ~550 kB of chunk rows once more
+   * after the join, and held them all until the last was made).
+   */
+  chunk: number | null;
+  /**
    * The chunk's events as the feed shows them, comma-separated, in commit order (the members of
    * the page's JSON array): `{"id":"evt_…","type":…,"occurredAt":…,"requestId":…,"data":…}`,
    * `data` as jsonb's text. Null in the one row of an empty page.
@@ -104,11 +110,12 @@ export const EVENT_HORIZON = defineStatement<{ horizon: string }>({
  * the sweep deletes events and moves the boundary in one statement (EventsRepository.deleteExpired),
  * so a snapshot that misses deleted events also sees the boundary that tells it (410
  * CURSOR_EXPIRED), and no extra round trip is needed (docs/performance.md, "Events feed, third
- * pass"). The page's rows are LEFT JOINed to one row, so an empty page still answers the boundary.
+ * pass"). The page's rows are LEFT JOINed to one row, so an empty page still answers the boundary;
+ * the rows are not ordered here (see `chunk`).
  */
 export const FEED_PAGE = defineStatement<FeedPageRow>({
   name: 'events.feed-page',
-  text: `SELECT page.events, page."lastPosition", page."lastSeq",
+  text: `SELECT page.chunk::int AS chunk, page.events, page."lastPosition", page."lastSeq",
            r.pruned_position::text AS "prunedPosition", r.pruned_seq::text AS "prunedSeq"
     FROM (SELECT 1) one
     LEFT JOIN event_retention r ON r.organization_id = $1
@@ -134,9 +141,8 @@ export const FEED_PAGE = defineStatement<FeedPageRow>({
     LIMIT $4::int
     ) p) q
     GROUP BY q.chunk
-    ) page ON true
-    ORDER BY page.chunk`,
-  columns: ['events', 'lastPosition', 'lastSeq', 'prunedPosition', 'prunedSeq'],
+    ) page ON true`,
+  columns: ['chunk', 'events', 'lastPosition', 'lastSeq', 'prunedPosition', 'prunedSeq'],
   sample: (organizationId) => [organizationId, '0', '0', 1, null, '0'],
 });
 
