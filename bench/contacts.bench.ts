@@ -9,7 +9,8 @@
  * BENCH_BATCH_CONNECTIONS (4), BENCH_SINGLE_CONNECTIONS (16), BENCH_SKIP_BUILD=1, BENCH_NODE_ARGS (service's
  * node flags, e.g. --cpu-prof), BENCH_ONLY (comma-separated scenario names, e.g. singleCreate,rawSingle),
  * BENCH_SWEEP_CONNECTIONS (1,2,4,8,16,32) and BENCH_SWEEP_SECONDS (5) for the batchCreate saturation sweep,
- * BENCH_FEED_EVENTS (50000) and BENCH_FEED_REQUESTS (300) for the events feed scenario `feed`.
+ * BENCH_FEED_EVENTS (50000) and BENCH_FEED_REQUESTS (300) for the events feed scenario `feed`; BENCH_FEED_WRITERS (0):
+ * that many connections making batch creates while the pages are read (the horizon then waits for commits in flight).
  * BENCH_LISTING_REQUESTS (200) pages per listing scenario; BENCH_LISTING_ONLY (comma-separated parts of
  * listing scenario names, e.g. `3% list,suppressed=true`) runs only the listing scenarios whose name holds one.
  * BENCH_DATA_DIR=<folder> (embedded server only) keeps the server's data folder and the bench database
@@ -74,7 +75,7 @@ interface Scenario {
   statementsPerRequest: number | null;
   transactionsPerRequest: number;
   /** The statements that took the most database time (pg_stat_statements): text, calls, mean ms. */
-  topStatements?: Array<{ query: string; calls: number; meanMs: number }>;
+  topStatements?: Array<{ query: string; calls: number; meanMs: number; maxMs?: number }>;
   peakRssMiB: number | null;
   /** The service process's CPU time (user + system, /proc) per request: steadier than rates on a shared machine. */
   serviceCpuMsPerRequest?: number | null;
@@ -581,12 +582,14 @@ async function measureListing(service: Service, stats: StatementStats, fx: Fixtu
 
 const FEED_EVENTS = Number(process.env.BENCH_FEED_EVENTS ?? 50_000);
 const FEED_REQUESTS = Number(process.env.BENCH_FEED_REQUESTS ?? 300);
+const FEED_WRITERS = Number(process.env.BENCH_FEED_WRITERS ?? 0);
 
 /**
  * Pages of 1,000 events of the organization the scenarios above wrote to (contact.created and
  * contact.updated, whole contacts in `data`), topped up with batch creates to BENCH_FEED_EVENTS,
  * then ANALYZE. One request at a time: each from a random cursor of the walk (a page read at the
- * start, whose cursors are then reused), and every tenth from the start (no `after`).
+ * start, whose cursors are then reused), and every tenth from the start (no `after`). With
+ * BENCH_FEED_WRITERS, that many connections make batch creates of the same organization meanwhile.
  */
 async function runFeed(service: Service, stats: StatementStats, url: string, fx: Fixtures): Promise<Record<string, unknown>> {
   const client = new Client({ connectionString: url });
@@ -650,6 +653,21 @@ async function runFeed(service: Service, stats: StatementStats, url: string, fx:
     cursors.push(after);
     after = page.nextCursor;
   }
+  let writing = FEED_WRITERS > 0;
+  let writes = 0;
+  const writeOne = batchCreate(fx);
+  const writers = Array.from({ length: FEED_WRITERS }, async () => {
+    while (writing) {
+      const made = writeOne();
+      const res = await fetch(`http://127.0.0.1:${service.port}${made.path}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${fx.key}`, 'content-type': 'application/json' },
+        body: JSON.stringify(made.body),
+      });
+      await res.arrayBuffer();
+      writes++;
+    }
+  });
   const latencies: number[] = [];
   const parsedLatencies: number[] = [];
   let returned = 0;
@@ -673,6 +691,8 @@ async function runFeed(service: Service, stats: StatementStats, url: string, fx:
     bodyBytes += page.bytes;
   }
   const cpuAfter = service.cpuSeconds();
+  writing = false;
+  await Promise.all(writers);
   const database = await stats.read();
   const serverAfter = await serverDurations();
   const served = serverBefore === null ? null : serverAfter.count - serverBefore.count;
@@ -699,7 +719,8 @@ async function runFeed(service: Service, stats: StatementStats, url: string, fx:
     non200,
     serviceCpuMsPerRequest: cpuBefore !== null && cpuAfter !== null ? round(((cpuAfter - cpuBefore) * 1000) / latencies.length, 2) : null,
     statementsPerRequest: database.statements === null ? null : round(database.statements / latencies.length, 2),
-    topStatements: database.top?.slice(0, 2),
+    topStatements: database.top?.slice(0, FEED_WRITERS > 0 ? 4 : 2),
+    ...(FEED_WRITERS > 0 ? { writers: FEED_WRITERS, batchCreates: writes } : {}),
   };
   log(
     `feed: p50 ${figures.p50} ms, p99 ${figures.p99} ms to the last byte (${parsed.p99} ms parsed), server mean ${server?.meanMs} ms, ` +
@@ -907,14 +928,14 @@ class StatementStats {
     const { rows } = await this.client.query<{ calls: string | null }>(
       `SELECT sum(calls)::bigint AS calls FROM pg_stat_statements WHERE ${mine}`,
     );
-    const top = await this.client.query<{ query: string; calls: string; mean: number }>(
-      `SELECT regexp_replace(left(query, 70), '\\s+', ' ', 'g') AS query, calls::bigint AS calls, mean_exec_time AS mean
+    const top = await this.client.query<{ query: string; calls: string; mean: number; max: number }>(
+      `SELECT regexp_replace(left(query, 70), '\\s+', ' ', 'g') AS query, calls::bigint AS calls, mean_exec_time AS mean, max_exec_time AS max
        FROM pg_stat_statements WHERE ${mine} ORDER BY total_exec_time DESC LIMIT 4`,
     );
     return {
       statements: Number(rows[0].calls ?? 0),
       transactions,
-      top: top.rows.map((r) => ({ query: r.query, calls: Number(r.calls), meanMs: round(r.mean, 3) })),
+      top: top.rows.map((r) => ({ query: r.query, calls: Number(r.calls), meanMs: round(r.mean, 3), maxMs: round(r.max, 1) })),
     };
   }
 

@@ -2,7 +2,6 @@ import { Injectable } from '@nestjs/common';
 import { PrismaService } from '../database/prisma.service';
 import type { Prisma } from '../generated/prisma/client';
 import type { NewEvent } from './event-types';
-import type { FeedPlace } from './event-cursor';
 
 /**
  * The events' tables. Writing: `record` in the caller's transaction, so an event exists exactly
@@ -61,15 +60,6 @@ export class EventsRepository {
       )
       SELECT (SELECT count(*) FROM gone_commits)::int AS commits, (SELECT count(*) FROM gone_events)::int AS events`;
     return row;
-  }
-
-  /** The last event the retention sweep deleted for the organization (a cursor before it is expired), if any. */
-  async prunedThrough(organizationId: string): Promise<FeedPlace | null> {
-    const row = await this.prisma.eventRetention.findUnique({
-      where: { organizationId },
-      select: { prunedPosition: true, prunedSeq: true },
-    });
-    return row ? { position: row.prunedPosition, seq: row.prunedSeq } : null;
   }
 }
 

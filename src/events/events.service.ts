@@ -3,7 +3,6 @@ import { RequestErrorCode } from '../errors/error-codes';
 import { RequestError } from '../errors/request-error';
 import { encodeFeedCursor, isBefore } from './event-cursor';
 import { EventsFeedRepository } from './events-feed.repository';
-import { EventsRepository } from './events.repository';
 import type { FeedQuery } from './feed-query';
 
 export interface FeedPage {
@@ -15,21 +14,18 @@ export interface FeedPage {
 
 @Injectable()
 export class EventsService {
-  constructor(
-    private readonly feed: EventsFeedRepository,
-    private readonly repository: EventsRepository,
-  ) {}
+  constructor(private readonly feed: EventsFeedRepository) {}
 
   /**
-   * A page of the feed. The retention boundary is read AFTER the page: a sweep that deleted
-   * events after `after` before the page was read has moved it already, so such a page is never
-   * answered as if complete (410 instead).
+   * A page of the feed. The retention boundary is read in the page's own snapshot (FEED_PAGE): a
+   * sweep deletes events and moves the boundary in one transaction, so a page that misses events
+   * the sweep deleted after `after` comes with the moved boundary, and is never answered as if
+   * complete (410 instead).
    */
   async page(organizationId: string, query: FeedQuery): Promise<FeedPage> {
     const page = await this.feed.page(organizationId, query.after, query.limit, query.types);
     if (query.resumed) {
-      const pruned = await this.repository.prunedThrough(organizationId);
-      if (pruned && isBefore(query.after, pruned)) {
+      if (page.pruned && isBefore(query.after, page.pruned)) {
         throw new RequestError(RequestErrorCode.CURSOR_EXPIRED, 'Events after this cursor are past the retention period: start again without after');
       }
     }

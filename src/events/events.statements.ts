@@ -35,18 +35,33 @@ export function eventInsertValues(requestId: string | null, events: readonly New
 /** `eventInsertValues` of no events (statement samples). */
 export const NO_EVENT_VALUES: readonly unknown[] = [null, '[]'];
 
-/** A row of FEED_PAGE: up to 100 consecutive events of the page as JSON text, and the last one's place. */
+/**
+ * A row of FEED_PAGE: up to 100 consecutive events of the page as JSON text and the last one's
+ * place, with the organization's retention boundary; one row with `events` null when the page is empty.
+ */
 export interface FeedPageRow {
+  /**
+   * The chunk's place in the page (0, 1, …; null with `events`). The rows come in no particular
+   * order: the reader sorts them by it (an ORDER BY here sorted the ~550 kB of chunk rows once more
+   * after the join, and held them all until the last was made).
+   */
+  chunk: number | null;
   /**
    * The chunk's events as the feed shows them, comma-separated, in commit order (the members of
    * the page's JSON array): `{"id":"evt_…","type":…,"occurredAt":…,"requestId":…,"data":…}`,
-   * `data` as jsonb's text.
+   * `data` as jsonb's text. Null in the one row of an empty page.
    */
-  events: string;
-  /** bigint as text: the commit position of the chunk's last event's transaction. */
-  lastPosition: string;
-  /** bigint as text: the chunk's last event's order within its transaction. */
-  lastSeq: string;
+  events: string | null;
+  /** bigint as text: the commit position of the chunk's last event's transaction (null with `events`). */
+  lastPosition: string | null;
+  /** bigint as text: the chunk's last event's order within its transaction (null with `events`). */
+  lastSeq: string | null;
+  /**
+   * bigint as text: the place of the last event the retention sweep deleted for the organization
+   * (event_retention), read in the page's own snapshot; null when none was ever deleted. The same in every row.
+   */
+  prunedPosition: string | null;
+  prunedSeq: string | null;
 }
 
 /**
@@ -77,18 +92,30 @@ export const EVENT_HORIZON = defineStatement<{ horizon: string }>({
  * incremental sort on seq within each position, stopped by the LIMIT (docs/performance.md).
  *
  * PostgreSQL renders the page: the inner query selects the rows and renders each event as JSON
- * text; the outer ones join them, in the page's order, into rows of 100 events (no row when
- * the page is empty), each with the place of its last event. The service joins the chunks into
+ * text; the outer ones join them, in the page's order, into rows of 100 events (one row with
+ * `events` null when the page is empty), each with the place of its last event. The service joins the chunks into
  * the body without building, parsing or serializing 1,000 row objects (docs/performance.md,
  * "Events feed"). Chunks, not one value: a text value of the whole page (~600 kB) cost PostgreSQL
  * 3–4 times the CPU of the same text in 100-event chunks (~60 kB each). `id` (`evt_…`),
  * `occurredAt` (as toISOString) and `type` (event-types.ts) need no escaping; `requestId` and `data`
  * are escaped by PostgreSQL's JSON output. `data` is jsonb's text, which puts a space after every
  * `:` and `,` inside it: insignificant JSON whitespace (docs/events.md, "The feed").
+ *
+ * The retention boundary (event_retention) comes with the page, read in the page's own snapshot:
+ * the sweep deletes events and moves the boundary in one statement (EventsRepository.deleteExpired),
+ * so a snapshot that misses deleted events also sees the boundary that tells it (410
+ * CURSOR_EXPIRED), and no extra round trip is needed (docs/performance.md, "Events feed, third
+ * pass"). The page's rows are LEFT JOINed to one row, so an empty page still answers the boundary;
+ * the rows are not ordered here (see `chunk`).
  */
 export const FEED_PAGE = defineStatement<FeedPageRow>({
   name: 'events.feed-page',
-  text: `SELECT string_agg(q.event, ',' ORDER BY q.position, q.seq) AS events, max(q.position)::text AS "lastPosition",
+  text: `SELECT page.chunk::int AS chunk, page.events, page."lastPosition", page."lastSeq",
+           r.pruned_position::text AS "prunedPosition", r.pruned_seq::text AS "prunedSeq"
+    FROM (SELECT 1) one
+    LEFT JOIN event_retention r ON r.organization_id = $1
+    LEFT JOIN (
+    SELECT q.chunk, string_agg(q.event, ',' ORDER BY q.position, q.seq) AS events, max(q.position)::text AS "lastPosition",
            (array_agg(q.seq ORDER BY q.position DESC, q.seq DESC))[1]::text AS "lastSeq"
     FROM (SELECT p.*, (row_number() OVER (ORDER BY p.position, p.seq) - 1) / 100 AS chunk FROM (
     SELECT c.position, e.seq,
@@ -109,8 +136,8 @@ export const FEED_PAGE = defineStatement<FeedPageRow>({
     LIMIT $4::int
     ) p) q
     GROUP BY q.chunk
-    ORDER BY q.chunk`,
-  columns: ['events', 'lastPosition', 'lastSeq'],
+    ) page ON true`,
+  columns: ['chunk', 'events', 'lastPosition', 'lastSeq', 'prunedPosition', 'prunedSeq'],
   sample: (organizationId) => [organizationId, '0', '0', 1, null, '0'],
 });
 
