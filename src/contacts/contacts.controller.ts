@@ -5,6 +5,7 @@ import type { CallerIdentity } from '../auth/authenticated-request';
 import { Caller } from '../auth/caller.decorator';
 import { RequireScope } from '../auth/scopes';
 import { Public } from '../common/public.decorator';
+import { sendJsonPage } from '../common/json-page-response';
 import { requestIdOf } from '../common/request-id';
 import { isStorableText } from '../common/storable-text';
 import {
@@ -119,7 +120,8 @@ export class ContactsController {
     // The whole page is read (one statement) before anything is written: a database fault answers 503 as usual.
     const page = await this.listing.page(caller.organizationId, query);
     const nextCursor = page.more && page.lastEmail !== null ? encodeCursor(page.lastEmail, query.filters) : null;
-    sendContactsPage(res, requestIdOf(req), page.chunks, nextCursor);
+    // ContactsPageModel, from the contacts PostgreSQL rendered (listing.statements.ts).
+    sendJsonPage(res, { requestId: requestIdOf(req), itemsKey: 'contacts', chunks: page.chunks, nextCursor });
   }
 
   @Post()
@@ -258,22 +260,4 @@ export class ContactsController {
     if (!isValidEmail(email) || !(await this.deletion.deleteByEmail(caller.organizationId, email, requestIdOf(req)))) throw contactNotFound();
     return { request_id: requestIdOf(req), email, status: 'deleted' as const };
   }
-}
-
-/**
- * `{ request_id, contacts, nextCursor }` (ContactsPageModel) around the contacts PostgreSQL rendered
- * (listing.statements.ts), written chunk by chunk as the events feed writes its page
- * (events.controller.ts): the ~500 kB body of 1,000 contacts is never one string or one buffer.
- */
-function sendContactsPage(res: Response, requestId: string, pageChunks: string[], nextCursor: string | null): void {
-  const head = Buffer.from(`{"request_id":${JSON.stringify(requestId)},"contacts":[`);
-  const tail = Buffer.from(`],"nextCursor":${JSON.stringify(nextCursor)}}`);
-  const chunks = pageChunks.map((chunk, i) => Buffer.from(i === 0 ? chunk : `,${chunk}`));
-  const length = chunks.reduce((sum, chunk) => sum + chunk.length, head.length + tail.length);
-  res.status(200);
-  res.setHeader('Content-Type', 'application/json; charset=utf-8');
-  res.setHeader('Content-Length', String(length));
-  res.write(head);
-  for (const chunk of chunks) res.write(chunk);
-  res.end(tail);
 }
