@@ -605,6 +605,16 @@ async function runFeed(service: Service, stats: StatementStats, url: string, fx:
     const parsedMs = performance.now() - started;
     return { status: res.status, events: body.events?.length ?? 0, nextCursor: body.nextCursor, ms, parsedMs, bytes: Buffer.byteLength(text) };
   };
+  // One batch create from `make` (the feed's top-up and the writers during the pages), body read to the end.
+  const postBatch = async (make: ReturnType<typeof batchCreate>) => {
+    const made = make();
+    const res = await fetch(`http://127.0.0.1:${service.port}${made.path}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${fx.key}`, 'content-type': 'application/json' },
+      body: JSON.stringify(made.body),
+    });
+    await res.arrayBuffer();
+  };
   // The service's own duration of the pages (http_request_duration_seconds of the route): mean and
   // share within 10 / 25 ms, from /metrics before and after.
   const serverDurations = async () => {
@@ -625,17 +635,7 @@ async function runFeed(service: Service, stats: StatementStats, url: string, fx:
     log(`feed: ${events} events; topping up to ${FEED_EVENTS} with batch creates`);
     const make = batchCreate(fx);
     while (events < FEED_EVENTS) {
-      await Promise.all(
-        Array.from({ length: 4 }, async () => {
-          const made = make();
-          const res = await fetch(`http://127.0.0.1:${service.port}${made.path}`, {
-            method: 'POST',
-            headers: { authorization: `Bearer ${fx.key}`, 'content-type': 'application/json' },
-            body: JSON.stringify(made.body),
-          });
-          await res.arrayBuffer();
-        }),
-      );
+      await Promise.all(Array.from({ length: 4 }, () => postBatch(make)));
       events += 4 * BATCH;
     }
     events = await count();
@@ -658,13 +658,7 @@ async function runFeed(service: Service, stats: StatementStats, url: string, fx:
   const writeOne = batchCreate(fx);
   const writers = Array.from({ length: FEED_WRITERS }, async () => {
     while (writing) {
-      const made = writeOne();
-      const res = await fetch(`http://127.0.0.1:${service.port}${made.path}`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${fx.key}`, 'content-type': 'application/json' },
-        body: JSON.stringify(made.body),
-      });
-      await res.arrayBuffer();
+      await postBatch(writeOne);
       writes++;
     }
   });
