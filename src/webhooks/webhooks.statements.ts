@@ -35,9 +35,10 @@ export const WEBHOOK_FAN_OUT_HORIZONS = defineStatement<{ organizationId: string
  * The fan-out's second statement, in a new snapshot: the events up to each organization's horizon
  * ($1 organization ids, $2 their horizons as bigint text) of every enabled webhook that no other
  * instance is taking (SKIP LOCKED), at most $3 per webhook, into deliveries; each webhook's feed
- * position moves past them. Returns how many events were read and how many deliveries inserted.
+ * position moves past them (a data-modifying CTE runs whether or not it is read). Returns how many
+ * events were read and how many deliveries inserted.
  */
-export const WEBHOOK_FAN_OUT = defineStatement<{ read: number; inserted: number; moved: number }>({
+export const WEBHOOK_FAN_OUT = defineStatement<{ read: number; inserted: number }>({
   name: 'webhooks.fan-out',
   text: `WITH h AS (
         SELECT * FROM unnest($1::text[], $2::bigint[]) AS h(organization_id, horizon)
@@ -63,10 +64,9 @@ export const WEBHOOK_FAN_OUT = defineStatement<{ read: number; inserted: number;
         SELECT DISTINCT ON (webhook_id) webhook_id, position, seq FROM page ORDER BY webhook_id, position DESC, seq DESC
       ), moved AS (
         UPDATE webhooks SET feed_position = last.position, feed_seq = last.seq FROM last WHERE webhooks.id = last.webhook_id
-        RETURNING 1
       )
-      SELECT (SELECT count(*) FROM page)::int AS read, (SELECT count(*) FROM ins)::int AS inserted, (SELECT count(*) FROM moved)::int AS moved`,
-  columns: ['read', 'inserted', 'moved'],
+      SELECT (SELECT count(*) FROM page)::int AS read, (SELECT count(*) FROM ins)::int AS inserted`,
+  columns: ['read', 'inserted'],
   sample: () => [[], [], 1],
 });
 
