@@ -114,11 +114,12 @@ export class ContactsController {
   async findPage(@Caller() caller: CallerIdentity, @Req() req: Request, @Res() res: Response): Promise<void> {
     const query = parseListingQuery(req.query);
     const { listId } = query.filters;
-    if (listId !== null && !(isStorableText(listId) && (await this.listing.listExists(caller.organizationId, listId)))) {
-      throw new RequestError(RequestErrorCode.LIST_NOT_FOUND, 'No list with this id in this organization');
-    }
-    // The whole page is read (one statement) before anything is written: a database fault answers 503 as usual.
+    const noList = () => new RequestError(RequestErrorCode.LIST_NOT_FOUND, 'No list with this id in this organization');
+    if (listId !== null && !isStorableText(listId)) throw noList();
+    // The whole page is read (one statement, which also checks listId) before anything is written:
+    // a database fault answers 503 as usual.
     const page = await this.listing.page(caller.organizationId, query);
+    if (page === null) throw noList();
     const nextCursor = page.more && page.lastEmail !== null ? encodeCursor(page.lastEmail, query.filters) : null;
     // ContactsPageModel, from the contacts PostgreSQL rendered (listing.statements.ts).
     sendJsonPage(res, { requestId: requestIdOf(req), itemsKey: 'contacts', chunks: page.chunks, nextCursor });

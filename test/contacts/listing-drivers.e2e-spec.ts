@@ -55,7 +55,8 @@ describe('listing walks', () => {
   }
 
   /** The page's contacts, as the answer's `contacts` array holds them (chunks of up to 100). */
-  const emailsOf = (page: ListingPageText): string[] => {
+  const emailsOf = (page: ListingPageText | null): string[] => {
+    if (page === null) throw new Error('the page statement found no such list');
     expect(page.chunks.every((chunk) => (JSON.parse(`[${chunk}]`) as unknown[]).length <= 100)).toBe(true);
     return (JSON.parse(`[${page.chunks.join(',')}]`) as Array<{ email: string }>).map((c) => c.email);
   };
@@ -69,7 +70,7 @@ describe('listing walks', () => {
       const page = await repository.pageBy(driver, org.id, query);
       const contacts = emailsOf(page);
       seen.push(...contacts);
-      if (!page.more) return seen;
+      if (!page?.more) return seen;
       expect(page.lastEmail).toBe(contacts.at(-1));
       after = page.lastEmail;
     }
@@ -95,6 +96,29 @@ describe('listing walks', () => {
     for (const driver of possibleDrivers(filters)) {
       for (const limit of [7, 1000]) {
         expect({ driver, limit, emails: await walk(driver, filters, limit) }).toEqual({ driver, limit, emails: want });
+      }
+    }
+  });
+
+  it('every walk given a list checks it: another organization\'s list (with members) or an unknown id is no page; an empty list of ours is an empty page', async () => {
+    const repository = app.t.app.get(ContactListingRepository);
+    const { org: owner, list: foreign } = await Org.withList(app.t);
+    // The same emails as ours in the other organization, so that a walk of its list would find them.
+    expect((await owner.batch(emails.slice(0, 20).map((email) => ({ email, listIds: [foreign] })))).status).toBe(200);
+    const empty = await org.list('Empty');
+    for (const suppressed of [null, true, false]) {
+      for (const updatedSince of [null, since]) {
+        for (const driver of possibleDrivers({ listId: foreign, suppressed, updatedSince })) {
+          const at = { driver, suppressed, updatedSince };
+          for (const listId of [foreign, '00000000-0000-4000-8000-000000000000']) {
+            const query: ListingQuery = { limit: 1000, after: null, filters: { listId, suppressed, updatedSince } };
+            expect({ ...at, page: await repository.pageBy(driver, org.id, query) }).toEqual({ ...at, page: null });
+          }
+          const query: ListingQuery = { limit: 1000, after: null, filters: { listId: empty, suppressed, updatedSince } };
+          expect({ ...at, page: await repository.pageBy(driver, org.id, query) }).toEqual({ ...at, page: { chunks: [], more: false, lastEmail: null } });
+        }
+        const filters = { listId: foreign, suppressed, updatedSince };
+        expect(await repository.page(org.id, { limit: 1000, after: null, filters })).toBeNull();
       }
     }
   });

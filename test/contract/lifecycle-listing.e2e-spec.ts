@@ -101,6 +101,27 @@ describe('GET /api/v2/contacts', () => {
     expectRequestError(await page(`?listId=${foreign}`), 404, 'LIST_NOT_FOUND');
   });
 
+  it('listId with the other filters: a foreign list (with members) is 404 LIST_NOT_FOUND, an empty list of ours 200 with none', async () => {
+    const { org: owner, list: foreign } = await Org.withList(app.t);
+    const theirs = [uniqueEmail('t'), uniqueEmail('t')];
+    expect((await owner.batch(theirs.map((email) => ({ email, listIds: [foreign] })))).status).toBe(200);
+    await owner.suppress(theirs[0], 'bounced');
+    await org.suppress(theirs[0], 'bounced'); // the same address suppressed here too: still not our list
+    const empty = await org.list('Empty');
+    await create([uniqueEmail('m')]);
+    const since = encodeURIComponent(new Date(Date.now() - 86_400_000).toISOString());
+    for (const filters of ['', '&suppressed=true', '&suppressed=false', `&updatedSince=${since}`, `&suppressed=true&updatedSince=${since}`]) {
+      expectRequestError(await page(`?listId=${foreign}${filters}`), 404, 'LIST_NOT_FOUND');
+      const res = await page(`?listId=${empty}${filters}`);
+      expect({ filters, status: res.status, contacts: res.body.contacts, nextCursor: res.body.nextCursor }).toEqual({
+        filters,
+        status: 200,
+        contacts: [],
+        nextCursor: null,
+      });
+    }
+  });
+
   it('suppressed=true|false; any other value 400', async () => {
     const plain = [uniqueEmail('p'), uniqueEmail('p')];
     const quiet = [uniqueEmail('q')];

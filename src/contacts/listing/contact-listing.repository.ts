@@ -59,7 +59,8 @@ export function possibleDrivers(filters: ListingQuery['filters']): ListingDriver
  * The page itself is a registered statement on the pg pool (listing.statements.ts), not Prisma
  * Client, because a page of 1,000 is hot (docs/performance.md, "Listing contacts", fourth pass):
  * PostgreSQL renders the contacts as JSON text in chunks of 100, so no row objects are built,
- * decoded or serialized here. The list check and the choice of walk stay on Prisma Client.
+ * decoded or serialized here; it also checks `listId` (no round trip of its own). The choice of walk
+ * stays on Prisma Client.
  */
 @Injectable()
 export class ContactListingRepository {
@@ -68,13 +69,11 @@ export class ContactListingRepository {
     private readonly database: Database,
   ) {}
 
-  /** Whether the list belongs to the organization (archived or not). */
-  async listExists(organizationId: string, listId: string): Promise<boolean> {
-    return (await this.prisma.list.count({ where: { id: listId, organizationId } })) > 0;
-  }
-
-  /** Up to `limit` contacts after the cursor, rendered, and whether more follow. */
-  async page(organizationId: string, query: ListingQuery): Promise<ListingPageText> {
+  /**
+   * Up to `limit` contacts after the cursor, rendered, and whether more follow; null when `listId`
+   * names no list of the organization (archived lists are lists), checked by the page statement itself.
+   */
+  async page(organizationId: string, query: ListingQuery): Promise<ListingPageText | null> {
     return this.pageBy(await this.driver(organizationId, query), organizationId, query);
   }
 
@@ -82,13 +81,14 @@ export class ContactListingRepository {
    * The page read through `driver` (one of possibleDrivers: the choice is page's; tests try each):
    * one registered statement on the pg pool (listing.statements.ts), one round trip, no transaction.
    */
-  async pageBy(driver: ListingDriver, organizationId: string, query: ListingQuery): Promise<ListingPageText> {
+  async pageBy(driver: ListingDriver, organizationId: string, query: ListingQuery): Promise<ListingPageText | null> {
     if (!possibleDrivers(query.filters).includes(driver)) throw new Error(`The ${driver} walk cannot serve these filters`);
     const statement = listingStatement(driver, query.filters);
     const rows = await this.database.run(
       statement,
       listingValues(statement, { organizationId, after: query.after ?? '', limit: query.limit, ...query.filters }),
     );
+    if (rows.length === 1 && rows[0].contacts === null && rows[0].lastEmail === null) return null;
     const more = rows.length > 0 && rows[rows.length - 1].contacts === null;
     const chunks = rows.flatMap((row) => (row.contacts === null ? [] : [row]));
     return { chunks: chunks.map((row) => row.contacts as string), more, lastEmail: chunks.at(-1)?.lastEmail ?? null };
@@ -111,7 +111,7 @@ export class ContactListingRepository {
     const [counts] = await this.prisma.$queryRaw<Array<{ updated: number | null; members: number | null; suppressions: number | null }>>`
       SELECT
         ${updatedSince === null ? none : count(Prisma.sql`SELECT 1 FROM contacts WHERE organization_id = ${organizationId} AND updated_at >= ${updatedSince}`)} AS updated,
-        ${listId !== null && bySuppression ? count(Prisma.sql`SELECT 1 FROM list_memberships WHERE list_id = ${listId}`) : none} AS members,
+        ${listId !== null && bySuppression ? count(Prisma.sql`SELECT 1 FROM list_memberships WHERE list_id = ${listId} AND EXISTS (SELECT 1 FROM lists WHERE id = ${listId} AND organization_id = ${organizationId})`) : none} AS members,
         ${listId !== null && bySuppression ? count(Prisma.sql`SELECT 1 FROM suppressions WHERE organization_id = ${organizationId}`) : none} AS suppressions`;
     if (counts.updated !== null && counts.updated <= GATHER_UPDATED_MAX) return 'updated';
     if (listId !== null && bySuppression) return (counts.suppressions ?? 0) < (counts.members ?? 0) ? 'suppressions' : 'members';

@@ -42,16 +42,19 @@ const PARAM_TYPES: Record<ListingParam, string> = {
   updatedSince: 'timestamptz',
 };
 
-/** A row of a page statement: up to 100 consecutive contacts of the page, or the "more follow" mark. */
+/**
+ * A row of a page statement: up to 100 consecutive contacts of the page, the "more follow" mark,
+ * or (alone, both columns null) the mark that `listId` names no list of the organization.
+ */
 export interface ListingPageRow {
   /**
    * The chunk's contacts as GET /api/v2/contacts/{email} shows them, comma-separated, in listing
    * order (members of the page's JSON array); null on the last row when more contacts follow
-   * than the page holds.
+   * than the page holds, and on the no-such-list row.
    */
   contacts: string | null;
-  /** The email of the chunk's last contact (the next cursor's, for the page's last chunk). */
-  lastEmail: string;
+  /** The email of the chunk's last contact (the next cursor's, for the page's last chunk); null only on the no-such-list row. */
+  lastEmail: string | null;
 }
 
 /** A page statement and the names of its parameters, in placeholder order. */
@@ -107,17 +110,21 @@ const CONTACT_JSON = `'{"id":' || to_json(p.id)::text
  * the call (docs/performance.md, "Listing contacts": third and fourth passes);
  * test/contacts/listing-page.e2e-spec.ts checks both.
  */
-function rendered(page: string, limit: string): string {
-  return `SELECT string_agg(r.contact, ',' ORDER BY r.n) AS contacts, (array_agg(r.email ORDER BY r.n DESC))[1] AS "lastEmail"
+function rendered(page: string, limit: string, listFound: string | null): string {
+  const chunks = `SELECT string_agg(r.contact, ',' ORDER BY r.n) AS contacts, (array_agg(r.email ORDER BY r.n DESC))[1] AS "lastEmail"
     FROM (
       SELECT p.n, p.email, CASE WHEN p.n <= ${limit} THEN (p.n - 1) / 100 END AS chunk,
              CASE WHEN p.n <= ${limit} THEN ${CONTACT_JSON} END AS contact
       FROM (SELECT c.*, row_number() OVER (ORDER BY c.email COLLATE "C") AS n FROM (${page}) AS c) AS p
       CROSS JOIN LATERAL (SELECT json_strip_nulls(p.custom_fields::json)::text AS cf) AS x
     ) AS r
-    WHERE pg_current_xact_id_if_assigned() IS NULL OR true
+    WHERE (pg_current_xact_id_if_assigned() IS NULL OR true)${listFound === null ? '' : ` AND ${listFound}`}
     GROUP BY r.chunk
     ORDER BY r.chunk NULLS LAST`;
+  // The list check of GET /contacts?listId= in the same round trip: `listFound` is a condition on no
+  // row (an InitPlan, a one-time filter), so for another organization's list the walk never starts
+  // (its members would otherwise be walked, each probed in vain), and the only row is the mark.
+  return listFound === null ? chunks : `(${chunks})\n    UNION ALL SELECT NULL, NULL WHERE NOT ${listFound}`;
 }
 
 interface Variant {
@@ -204,7 +211,11 @@ function pageStatement(variant: Variant): ListingStatement {
         ) AS c
         ORDER BY d.email COLLATE "C" LIMIT ${limit}`;
   }
-  const text = rendered(page, p.$('limit'));
+  // A statement that takes a list (every walk but `updated` without one) checks that it is the organization's.
+  const listFound = p.names.includes('listId')
+    ? `(${p.$('listId')} IS NULL OR EXISTS (SELECT 1 FROM lists l WHERE l.id = ${p.$('listId')} AND l.organization_id = ${org}))`
+    : null;
+  const text = rendered(page, p.$('limit'), listFound);
   const params = [...p.names];
   const samples: Omit<ListingValues, 'organizationId'> = { after: '', limit: 1, listId: '', suppressed: variant.suppressed ?? null, updatedSince: new Date(0) };
   return {
