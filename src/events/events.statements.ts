@@ -21,8 +21,10 @@ export const isoTimeSql = (time: string): string => `to_char(${time} AT TIME ZON
  */
 export function eventsInsert(p: SqlParams, organization: string): string {
   const [requestId, events] = ['event_request_id', 'events'].map((name) => p.add(name));
-  return `INSERT INTO events (organization_id, type, request_id, contact_id, email, data)
-        SELECT ${organization}, e.event ->> 0, ${requestId}::text, e.event ->> 1, e.event ->> 2, e.event -> 3
+  // Only the first row queues the commit-position trigger: one organization, one statement
+  // (takes_position, migration 20261124160000_events_write_cost).
+  return `INSERT INTO events (organization_id, type, request_id, contact_id, email, data, takes_position)
+        SELECT ${organization}, e.event ->> 0, ${requestId}::text, e.event ->> 1, e.event ->> 2, e.event -> 3, e.n = 1
         FROM jsonb_array_elements(${events}::jsonb) WITH ORDINALITY AS e(event, n)
         ORDER BY e.n`;
 }
