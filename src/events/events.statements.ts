@@ -9,6 +9,17 @@ export const publicEventIdSql = (uuid: string): string => `'evt_' || replace(${u
 export const isoTimeSql = (time: string): string => `to_char(${time} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
 /**
+ * SQL of an event (alias `e` of events) as JSON text, as the feed shows it and a webhook receives it.
+ * `id` (`evt_…`), `occurredAt` (as toISOString) and `type` (event-types.ts) need no escaping;
+ * `requestId` and `data` are escaped by PostgreSQL's JSON output. `data` is jsonb's text, which puts
+ * a space after every `:` and `,` inside it: insignificant JSON whitespace (docs/events.md, "The feed").
+ */
+export const eventJsonSql = (e: string): string =>
+  `'{"id":"' || ${publicEventIdSql(`${e}.id`)} || '","type":"' || ${e}.type
+           || '","occurredAt":"' || ${isoTimeSql(`${e}.occurred_at`)}
+           || '","requestId":' || coalesce(to_json(${e}.request_id)::text, 'null') || ',"data":' || ${e}.data::text || '}'`;
+
+/**
  * The INSERT of a request's events from ONE jsonb parameter, its placeholders numbered by `p` in
  * the order of `eventInsertValues`: a CTE of the contacts write statement (contacts.statements.ts),
  * so the POST pipeline writes its events in the statement that writes its contacts (no extra round
@@ -98,10 +109,7 @@ export const EVENT_HORIZON = defineStatement<{ horizon: string }>({
  * `events` null when the page is empty), each with the place of its last event. The service joins the chunks into
  * the body without building, parsing or serializing 1,000 row objects (docs/performance.md,
  * "Events feed"). Chunks, not one value: a text value of the whole page (~600 kB) cost PostgreSQL
- * 3–4 times the CPU of the same text in 100-event chunks (~60 kB each). `id` (`evt_…`),
- * `occurredAt` (as toISOString) and `type` (event-types.ts) need no escaping; `requestId` and `data`
- * are escaped by PostgreSQL's JSON output. `data` is jsonb's text, which puts a space after every
- * `:` and `,` inside it: insignificant JSON whitespace (docs/events.md, "The feed").
+ * 3–4 times the CPU of the same text in 100-event chunks (~60 kB each). Each event: eventJsonSql.
  *
  * The retention boundary (event_retention) comes with the page, read in the page's own snapshot:
  * the sweep deletes events and moves the boundary in one statement (EventsRepository.deleteExpired),
@@ -121,9 +129,7 @@ export const FEED_PAGE = defineStatement<FeedPageRow>({
            (array_agg(q.seq ORDER BY q.position DESC, q.seq DESC))[1]::text AS "lastSeq"
     FROM (SELECT p.*, (row_number() OVER (ORDER BY p.position, p.seq) - 1) / 100 AS chunk FROM (
     SELECT c.position, e.seq,
-           '{"id":"' || ${publicEventIdSql('e.id')} || '","type":"' || e.type
-           || '","occurredAt":"' || ${isoTimeSql('e.occurred_at')}
-           || '","requestId":' || coalesce(to_json(e.request_id)::text, 'null') || ',"data":' || e.data::text || '}' AS event
+           ${eventJsonSql('e')} AS event
     FROM event_commits c
     CROSS JOIN LATERAL (
       SELECT e.seq, e.id, e.type, e.occurred_at, e.request_id, e.data

@@ -92,8 +92,8 @@ export class MetricsService {
     this.serviceUnavailable.inc({ reason });
   }
 
-  webhookAttempted(outcome: 'delivered' | 'retry' | 'failed' | 'gone'): void {
-    this.webhookDeliveries.inc({ outcome });
+  webhookAttempted(outcome: 'delivered' | 'retry' | 'failed' | 'gone', count: number): void {
+    this.webhookDeliveries.inc({ outcome }, count);
   }
 
   /** How the oldest-undelivered gauge is read (the webhooks module knows the tables). */

@@ -4,17 +4,21 @@ import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } f
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
 import { nextDelayMs } from '../common/retry-delays';
 import { MetricsService } from '../metrics/metrics.service';
-import { eventBody } from './event-body';
 import { checkTarget, TargetRefused } from './webhook-address';
 import { WebhookAddressPolicy } from './webhook-address.policy';
 import { ATTEMPT_TIMEOUT_MS, sendAttempt, senderAgents, type AttemptResult, type SenderAgents } from './webhook-sender';
 import { signedHeaders } from './webhook-signing';
 import { type AttemptOutcome, type ClaimedDelivery, WebhooksRepository } from './webhooks.repository';
 
+type AttemptKind = 'delivered' | 'retry' | 'failed' | 'gone';
+
 /** Events read from the feed per webhook and round; a full page means more are waiting. */
 const FAN_OUT_PAGE = 1000;
-/** Attempts' outcomes are written together, at most this long after the first of them ended... */
-const FLUSH_DELAY_MS = 25;
+/**
+ * Attempts' outcomes are written together, at most this long after the first of them ended (what
+ * waits on it: a contact's next event, held back by per-contact order)...
+ */
+const FLUSH_DELAY_MS = 100;
 /** ...or at once when this many are waiting. */
 const FLUSH_BATCH = 256;
 
@@ -26,8 +30,9 @@ const FLUSH_BATCH = 256;
  * that dies leaves it to another when the lease ends.
  *
  * Two loops, so that neither waits for the other's statement: the fan-out loop reads the feed
- * into deliveries (every WEBHOOK_POLL_MS, at once again while pages come back full) and wakes the
- * claim loop when it inserted some; the claim loop takes due deliveries in batches while attempt
+ * into deliveries (every WEBHOOK_POLL_MS, at once again while pages come back full), starts the
+ * attempts of those it took at once (as many as slots are free), and wakes the claim loop when it
+ * left some for it; the claim loop takes due deliveries in batches while attempt
  * slots (WEBHOOK_CONCURRENCY) are free, woken by the fan-out, when enough slots free up after a full
  * claim, and every WEBHOOK_POLL_MS otherwise (retries, and a contact's next event once the one
  * before it is recorded).
@@ -39,8 +44,10 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
   private running = false;
   private loopsDone: Promise<unknown> = Promise.resolve();
   private inFlight = 0;
+  /** Slots asked for by a fan-out or claim statement under way (each loop counts the other's). */
+  private reserved = 0;
   private readonly attempts = new Set<Promise<void>>();
-  private pending: { outcome: AttemptOutcome; webhookId: string; kind: 'delivered' | 'retry' | 'failed' | 'gone' }[] = [];
+  private pending: { outcome: AttemptOutcome; webhookId: string; kind: AttemptKind }[] = [];
   private flushTimer: NodeJS.Timeout | undefined;
   private flushing: Promise<void> = Promise.resolve();
   private readonly fanOutSignal = new WakeSignal();
@@ -84,11 +91,17 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
   /** Feed -> deliveries: at once again while pages come back full, else every WEBHOOK_POLL_MS. */
   private async fanOutLoop(): Promise<void> {
     while (this.running) {
+      const limit = this.freeSlots();
+      this.reserved += limit;
       try {
-        const { read, inserted } = await this.repository.fanOut(FAN_OUT_PAGE);
-        if (inserted > 0) this.claimSignal.wake();
+        const lease = { owner: this.owner, token: randomUUID(), seconds: this.config.WEBHOOK_LEASE_SECONDS, limit };
+        const { read, inserted, taken } = await this.repository.fanOut(FAN_OUT_PAGE, lease);
+        this.reserved -= limit;
+        for (const delivery of taken) this.start(delivery);
+        if (inserted > taken.length) this.claimSignal.wake();
         if (read >= FAN_OUT_PAGE) continue;
       } catch (error) {
+        this.reserved -= limit;
         this.logger.warn(`Webhook fan-out failed: ${(error as Error).message}`);
         await this.fanOutSignal.sleep(1000);
         continue;
@@ -100,16 +113,19 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
   /** Deliveries -> attempts: one claim statement per batch of free slots, not one per attempt that ended. */
   private async claimLoop(): Promise<void> {
     while (this.running) {
-      const free = this.config.WEBHOOK_CONCURRENCY - this.inFlight;
+      const free = this.freeSlots();
       if (free >= this.claimBatch || (free > 0 && this.inFlight === 0)) {
         let claimed: ClaimedDelivery[];
+        this.reserved += free;
         try {
           claimed = await this.repository.claim(this.owner, randomUUID(), this.config.WEBHOOK_LEASE_SECONDS, free);
         } catch (error) {
+          this.reserved -= free;
           this.logger.warn(`Webhook claim failed: ${(error as Error).message}`);
           await this.claimSignal.sleep(1000);
           continue;
         }
+        this.reserved -= free;
         for (const delivery of claimed) this.start(delivery);
         // A full batch: more may be due; take them as soon as slots free up (an attempt's end wakes this loop).
         this.moreDue = claimed.length === free;
@@ -117,6 +133,10 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
       }
       await this.claimSignal.sleep(this.config.WEBHOOK_POLL_MS);
     }
+  }
+
+  private freeSlots(): number {
+    return Math.max(0, this.config.WEBHOOK_CONCURRENCY - this.inFlight - this.reserved);
   }
 
   private start(delivery: ClaimedDelivery): void {
@@ -140,8 +160,8 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
     }
     try {
       const target = await checkTarget(delivery.url, this.addresses.policy());
-      const body = eventBody(delivery.event);
-      result = await sendAttempt(target, signedHeaders(delivery.secret, delivery.event.id, body), body, ATTEMPT_TIMEOUT_MS, this.agents);
+      const { id, body } = delivery.event;
+      result = await sendAttempt(target, signedHeaders(delivery.secret, id, body), body, ATTEMPT_TIMEOUT_MS, this.agents);
     } catch (error) {
       if (!(error instanceof TargetRefused)) throw error;
       result = { status: null, error: `refused: ${error.message}`, retryAfterMs: null };
@@ -152,7 +172,7 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
   private record(delivery: ClaimedDelivery, at: string, result: AttemptResult, final: boolean): void {
     const base = { id: delivery.id, leaseToken: delivery.leaseToken, at, status: result.status, error: result.error, delayMs: 0 };
     let outcome: AttemptOutcome;
-    let kind: 'delivered' | 'retry' | 'failed' | 'gone';
+    let kind: AttemptKind;
     if (result.status !== null && result.status >= 200 && result.status < 300) {
       outcome = { ...base, state: 'delivered' };
       kind = 'delivered';
@@ -179,13 +199,14 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
       if (batch.length === 0) return;
       try {
         await this.repository.complete(batch.map((b) => b.outcome));
-        const ids = (kind: string) => [...new Set(batch.filter((b) => b.kind === kind).map((b) => b.webhookId))];
-        const failed = [...new Set([...ids('retry'), ...ids('failed')])];
-        const disabled = await this.repository.recordWebhookHealth(ids('delivered'), failed, ids('gone'), this.config.WEBHOOK_DISABLE_AFTER_SECONDS);
-        for (const id of disabled) this.logger.warn({ webhookId: id }, `Webhook ${id} disabled`);
-        for (const b of batch) this.metrics.webhookAttempted(b.kind);
         const failures = batch.filter((b) => b.kind !== 'delivered');
+        const counts = new Map<AttemptKind, number>();
+        for (const b of batch) counts.set(b.kind, (counts.get(b.kind) ?? 0) + 1);
+        for (const [kind, n] of counts) this.metrics.webhookAttempted(kind, n);
         if (failures.length > 0) {
+          const ids = (kinds: AttemptKind[]) => [...new Set(failures.filter((b) => kinds.includes(b.kind)).map((b) => b.webhookId))];
+          const disabled = await this.repository.recordWebhookHealth(ids(['retry', 'failed']), ids(['gone']), this.config.WEBHOOK_DISABLE_AFTER_SECONDS);
+          for (const id of disabled) this.logger.warn({ webhookId: id }, `Webhook ${id} disabled`);
           this.logger.log(
             { failed: failures.length, webhookIds: [...new Set(failures.map((b) => b.webhookId))] },
             `${failures.length} webhook attempt(s) not delivered (first: ${failures[0].outcome.status ?? failures[0].outcome.error})`,

@@ -18,7 +18,7 @@ import {
   WebhookSecretModel,
   WebhooksResponseModel,
 } from './dto/webhook-responses.dto';
-import { publicEventId } from './event-body';
+import { publicEventId } from '../events/event-types';
 import { descriptionOf, enabledOf, typesOf, urlOf } from './webhook-input';
 import { WEBHOOK_EVENT_TYPES } from './webhook-event-types';
 import type { WebhookChange } from './webhooks.repository';

@@ -3,7 +3,7 @@ import { isStorableText } from '../common/storable-text';
 import { Database } from '../database/database';
 import { PrismaService } from '../database/prisma.service';
 import { Prisma } from '../generated/prisma/client';
-import { WEBHOOK_CLAIM, WEBHOOK_COMPLETE, WEBHOOK_FAN_OUT, WEBHOOK_FAN_OUT_HORIZONS } from './webhooks.statements';
+import { type ClaimRow, WEBHOOK_CLAIM, WEBHOOK_COMPLETE, WEBHOOK_FAN_OUT, WEBHOOK_FAN_OUT_HORIZONS } from './webhooks.statements';
 
 export interface WebhookView {
   id: string;
@@ -35,8 +35,21 @@ export interface ClaimedDelivery {
   attemptCount: number;
   url: string;
   secret: string;
-  /** The event as the feed shows it (`evt_` id, ISO time); null when retention removed it. */
-  event: { id: string; type: string; occurredAt: string; requestId: string | null; data: unknown } | null;
+  /** The event's id (the webhook-id) and its JSON as the feed shows it (the body); null when retention removed it. */
+  event: { id: string; body: string } | null;
+}
+
+/** A row of WEBHOOK_CLAIM or WEBHOOK_FAN_OUT as the worker takes it. */
+function claimed(row: ClaimRow, leaseToken: string): ClaimedDelivery {
+  return {
+    id: row.id,
+    webhookId: row.webhookId,
+    leaseToken,
+    attemptCount: row.attemptCount,
+    url: row.url,
+    secret: row.secret,
+    event: row.eventId === null || row.body === null ? null : { id: row.eventId, body: row.body },
+  };
 }
 
 export interface AttemptOutcome {
@@ -189,13 +202,26 @@ export class WebhooksRepository {
    * organization that has an enabled webhook with a visible commit after its position (event_horizons:
    * one lock at a time, each released before the next), then, in a new snapshot, the events up to
    * each organization's horizon. An organization left out of the first has nothing visible to read
-   * yet; the next round looks again.
+   * yet; the next round looks again. Up to `lease.limit` of the new deliveries come back already
+   * taken for an attempt (as `claim` takes them: WEBHOOK_FAN_OUT), the rest wait for a claim.
    */
-  async fanOut(pageSize: number): Promise<{ read: number; inserted: number }> {
+  async fanOut(
+    pageSize: number,
+    lease: { owner: string; token: string; seconds: number; limit: number },
+  ): Promise<{ read: number; inserted: number; taken: ClaimedDelivery[] }> {
     const horizons = await this.database.run(WEBHOOK_FAN_OUT_HORIZONS, []);
-    if (horizons.length === 0) return { read: 0, inserted: 0 };
-    const [row] = await this.database.run(WEBHOOK_FAN_OUT, [horizons.map((h) => h.organizationId), horizons.map((h) => h.horizon), pageSize]);
-    return { read: row.read, inserted: row.inserted };
+    if (horizons.length === 0) return { read: 0, inserted: 0, taken: [] };
+    const rows = await this.database.run(WEBHOOK_FAN_OUT, [
+      horizons.map((h) => h.organizationId),
+      horizons.map((h) => h.horizon),
+      pageSize,
+      lease.limit,
+      lease.owner,
+      lease.token,
+      lease.seconds,
+    ]);
+    const taken = rows.filter((row): row is typeof row & ClaimRow => row.id !== null).map((row) => claimed(row, lease.token));
+    return { read: rows[0].read, inserted: rows[0].inserted, taken };
   }
 
   /**
@@ -204,24 +230,13 @@ export class WebhooksRepository {
    */
   async claim(owner: string, leaseToken: string, leaseSeconds: number, limit: number): Promise<ClaimedDelivery[]> {
     const rows = await this.database.run(WEBHOOK_CLAIM, [owner, leaseToken, leaseSeconds, limit]);
-    return rows.map((row) => ({
-      id: row.id,
-      webhookId: row.webhookId,
-      leaseToken,
-      attemptCount: row.attemptCount,
-      url: row.url,
-      secret: row.secret,
-      event:
-        row.eventId === null
-          ? null
-          : { id: row.eventId, type: row.type as string, occurredAt: row.occurredAt as string, requestId: row.requestId, data: row.data },
-    }));
+    return rows.map((row) => claimed(row, leaseToken));
   }
 
   /**
    * Records a batch of attempts in one statement (WEBHOOK_COMPLETE), each only where its lease is
-   * still the one it was taken with (a lease taken over is the taker's to record). Returns the ids
-   * of the deliveries recorded.
+   * still the one it was taken with (a lease taken over is the taker's to record); a delivered one
+   * also ends its webhook's failing streak. Returns the ids of the deliveries recorded.
    */
   async complete(outcomes: AttemptOutcome[]): Promise<string[]> {
     if (outcomes.length === 0) return [];
@@ -237,8 +252,8 @@ export class WebhooksRepository {
     return rows.map((row) => row.id);
   }
 
-  /** After attempts: a success clears the failing streak; a failure starts one, and ends the webhook after `disableAfterSeconds`. */
-  async recordWebhookHealth(succeeded: string[], failed: string[], gone: string[], disableAfterSeconds: number): Promise<string[]> {
+  /** After failed attempts: a failure starts a failing streak, and ends the webhook after `disableAfterSeconds` (a success ends the streak: WEBHOOK_COMPLETE). */
+  async recordWebhookHealth(failed: string[], gone: string[], disableAfterSeconds: number): Promise<string[]> {
     const disabled: string[] = [];
     if (gone.length > 0) {
       const rows = await this.prisma.$queryRaw<{ id: string }[]>`
@@ -254,10 +269,6 @@ export class WebhooksRepository {
         WHERE id = ANY(${failed}::text[]) AND enabled AND failing_since <= now() - make_interval(secs => ${disableAfterSeconds}::int)
         RETURNING id`;
       disabled.push(...rows.map((r) => r.id));
-    }
-    if (succeeded.length > 0) {
-      await this.prisma.$executeRaw`
-        UPDATE webhooks SET failing_since = NULL WHERE id = ANY(${succeeded}::text[]) AND failing_since IS NOT NULL`;
     }
     return disabled;
   }

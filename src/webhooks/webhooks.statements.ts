@@ -1,15 +1,16 @@
 import { defineStatement } from '../database/statements';
-import { isoTimeSql, publicEventIdSql } from '../events/events.statements';
+import { eventJsonSql, isoTimeSql, publicEventIdSql } from '../events/events.statements';
 
 /**
- * The fan-out's two statements (polled every WEBHOOK_POLL_MS by every instance, webhooks or not) and
- * the two statements of every webhook attempt, as registered statements on the pg pool (the
+ * The fan-out's two statements (polled every WEBHOOK_POLL_MS by every instance, webhooks or not; the
+ * second also takes fresh deliveries for their first attempt), the claim (the other attempts) and the
+ * outcomes, as registered statements on the pg pool (the
  * project's form of raw SQL, docs/extending.md): all are set-based and need `SKIP LOCKED`, which
  * Prisma Client cannot express. The fan-out's were Prisma `$queryRaw`: an idle instance spent about
  * 15 ms of CPU a second on its two polling loops (docs/performance.md, "The outbox's cost"). Moving them from Prisma's
  * `$queryRaw` did not measurably change the service's CPU per delivery (0.32 ms before, 0.33–0.36
- * after, loaded machine; docs/performance.md, "Webhooks"). The ids and times come back as the text
- * the receiver sees (no Date or UUID handling per row).
+ * after, loaded machine; docs/performance.md, "Webhooks"). The event comes back as the JSON text the
+ * receiver gets (eventJsonSql, as the feed renders it): no jsonb parsed and serialized again per attempt.
  */
 
 /**
@@ -31,46 +32,7 @@ export const WEBHOOK_FAN_OUT_HORIZONS = defineStatement<{ organizationId: string
   sample: () => [],
 });
 
-/**
- * The fan-out's second statement, in a new snapshot: the events up to each organization's horizon
- * ($1 organization ids, $2 their horizons as bigint text) of every enabled webhook that no other
- * instance is taking (SKIP LOCKED), at most $3 per webhook, into deliveries; each webhook's feed
- * position moves past them (a data-modifying CTE runs whether or not it is read). Returns how many
- * events were read and how many deliveries inserted.
- */
-export const WEBHOOK_FAN_OUT = defineStatement<{ read: number; inserted: number }>({
-  name: 'webhooks.fan-out',
-  text: `WITH h AS (
-        SELECT * FROM unnest($1::text[], $2::bigint[]) AS h(organization_id, horizon)
-      ), w AS (
-        SELECT w.id, w.organization_id, w.types, w.feed_position, w.feed_seq, h.horizon FROM webhooks w
-        JOIN h ON h.organization_id = w.organization_id
-        WHERE w.enabled ORDER BY w.id FOR NO KEY UPDATE OF w SKIP LOCKED
-      ), page AS (
-        SELECT w.id AS webhook_id, w.types, ev.* FROM w CROSS JOIN LATERAL (
-          SELECT c.position, e.seq, e.id AS event_id, e.type, e.contact_id
-          FROM event_commits c JOIN events e ON e.organization_id = c.organization_id AND e.xid = c.xid
-          WHERE c.organization_id = w.organization_id AND (c.position, e.seq) > (w.feed_position, w.feed_seq)
-            AND c.position <= w.horizon
-          ORDER BY c.position, e.seq
-          LIMIT $3::int
-        ) ev
-      ), ins AS (
-        INSERT INTO webhook_deliveries (webhook_id, event_seq, event_id, type, contact_id, position, seq)
-        SELECT webhook_id, seq, event_id, type, contact_id, position, seq FROM page WHERE type = ANY(types)
-        ON CONFLICT (webhook_id, event_seq) DO NOTHING
-        RETURNING 1
-      ), last AS (
-        SELECT DISTINCT ON (webhook_id) webhook_id, position, seq FROM page ORDER BY webhook_id, position DESC, seq DESC
-      ), moved AS (
-        UPDATE webhooks SET feed_position = last.position, feed_seq = last.seq FROM last WHERE webhooks.id = last.webhook_id
-      )
-      SELECT (SELECT count(*) FROM page)::int AS read, (SELECT count(*) FROM ins)::int AS inserted`,
-  columns: ['read', 'inserted'],
-  sample: () => [[], [], 1],
-});
-
-/** A row of WEBHOOK_CLAIM: one delivery taken for one attempt, with what the attempt needs. */
+/** A delivery taken for one attempt, with what the attempt needs (rows of WEBHOOK_CLAIM and WEBHOOK_FAN_OUT). */
 export interface ClaimRow {
   /** bigint as text. */
   id: string;
@@ -79,15 +41,77 @@ export interface ClaimRow {
   attemptCount: number;
   url: string;
   secret: string;
-  /** `evt_` + 32 hex digits; null when retention removed the event. */
+  /** `evt_` + 32 hex digits (the webhook-id); null when retention removed the event. */
   eventId: string | null;
-  type: string | null;
-  /** As JavaScript's toISOString: UTC, milliseconds, `Z`. */
-  occurredAt: string | null;
-  requestId: string | null;
-  /** jsonb, parsed by the pg driver. */
-  data: unknown;
+  /** The event as JSON text, as the feed shows it (eventJsonSql): the body sent and signed. */
+  body: string | null;
 }
+
+/**
+ * The fan-out's second statement, in a new snapshot: the events up to each organization's horizon
+ * ($1 organization ids, $2 their horizons as bigint text) of every enabled webhook that no other
+ * instance is taking (SKIP LOCKED), at most $3 per webhook, into deliveries; each webhook's feed
+ * position moves past them (a data-modifying CTE runs whether or not it is read).
+ *
+ * Up to $4 of the new deliveries are inserted already taken for an attempt by owner $5 with lease
+ * token $6 for $7 seconds, exactly as WEBHOOK_CLAIM would take them, and come back with what the
+ * attempt needs: a fresh delivery is written once before its outcome instead of twice (insert, then
+ * the claim's update), and the claim statement is left to the rest (retries, deliveries over $4,
+ * and those held by per-contact order). Per-contact order: a delivery is taken here only when its
+ * contact has no pending delivery for the webhook, in the table or earlier in this page.
+ *
+ * Returns one row with how many events were read and how many deliveries inserted, joined to the
+ * deliveries taken (their columns null when none were).
+ */
+export const WEBHOOK_FAN_OUT = defineStatement<{ read: number; inserted: number } & { [K in keyof ClaimRow]: ClaimRow[K] | null }>({
+  name: 'webhooks.fan-out',
+  text: `WITH h AS (
+        SELECT * FROM unnest($1::text[], $2::bigint[]) AS h(organization_id, horizon)
+      ), w AS (
+        SELECT w.id, w.organization_id, w.types, w.feed_position, w.feed_seq, w.url, w.secret, h.horizon FROM webhooks w
+        JOIN h ON h.organization_id = w.organization_id
+        WHERE w.enabled ORDER BY w.id FOR NO KEY UPDATE OF w SKIP LOCKED
+      ), page AS (
+        SELECT w.id AS webhook_id, w.types, ev.* FROM w CROSS JOIN LATERAL (
+          SELECT c.position, e.seq, e.id AS event_id, e.type, e.contact_id
+          FROM event_commits c JOIN events e ON e.organization_id = c.organization_id AND e.xid = c.xid
+          WHERE c.organization_id = w.organization_id AND (c.position, e.seq) > (w.feed_position, w.feed_seq)
+            -- implied by the line above, which spans two tables: the bound of event_commits_pkey's walk
+            AND c.position >= w.feed_position AND c.position <= w.horizon
+          ORDER BY c.position, e.seq
+          LIMIT $3::int
+        ) ev
+      ), wanted AS (
+        SELECT p.webhook_id, p.position, p.seq, p.event_id, p.type, p.contact_id,
+          p.contact_id IS NULL OR (row_number() OVER (PARTITION BY p.webhook_id, p.contact_id ORDER BY p.position, p.seq) = 1
+            AND NOT EXISTS (SELECT 1 FROM webhook_deliveries q
+                            WHERE q.webhook_id = p.webhook_id AND q.contact_id = p.contact_id AND q.state = 'pending')) AS free
+        FROM page p WHERE p.type = ANY(p.types)
+      ), taken AS (
+        SELECT *, free AND count(*) FILTER (WHERE free) OVER (ORDER BY position, seq, webhook_id ROWS UNBOUNDED PRECEDING) <= $4::int AS leased
+        FROM wanted
+      ), ins AS (
+        INSERT INTO webhook_deliveries (webhook_id, event_seq, event_id, type, contact_id, position, seq,
+          attempt_count, next_attempt_at, lease_token, leased_at, leased_by)
+        SELECT webhook_id, seq, event_id, type, contact_id, position, seq,
+          CASE WHEN leased THEN 1 ELSE 0 END,
+          CASE WHEN leased THEN now() + make_interval(secs => $7::int) ELSE now() END,
+          CASE WHEN leased THEN $6::text END, CASE WHEN leased THEN now() END, CASE WHEN leased THEN $5::text END
+        FROM taken
+        ON CONFLICT (webhook_id, event_seq) DO NOTHING
+        RETURNING id, webhook_id, seq, attempt_count, lease_token
+      ), last AS (
+        SELECT DISTINCT ON (webhook_id) webhook_id, position, seq FROM page ORDER BY webhook_id, position DESC, seq DESC
+      ), moved AS (
+        UPDATE webhooks SET feed_position = last.position, feed_seq = last.seq FROM last WHERE webhooks.id = last.webhook_id
+      )
+      SELECT n.read, n.inserted, t.id::text AS id, t.webhook_id AS "webhookId", t.attempt_count AS "attemptCount",
+        w.url, w.secret, ${publicEventIdSql('e.id')} AS "eventId", ${eventJsonSql('e')} AS body
+      FROM (SELECT (SELECT count(*) FROM page)::int AS read, (SELECT count(*) FROM ins)::int AS inserted) n
+      LEFT JOIN (ins t JOIN w ON w.id = t.webhook_id JOIN events e ON e.seq = t.seq) ON t.lease_token IS NOT NULL`,
+  columns: ['read', 'inserted', 'id', 'webhookId', 'attemptCount', 'url', 'secret', 'eventId', 'body'],
+  sample: () => [[], [], 1, 0, 'warm-up', 'warm-up', 30],
+});
 
 /**
  * Takes up to $4 due deliveries for one attempt each (SKIP LOCKED: two instances never take the
@@ -122,10 +146,8 @@ export const WEBHOOK_CLAIM = defineStatement<ClaimRow>({
       LEFT JOIN events e ON e.seq = due.event_seq
       WHERE d.id = due.id
       RETURNING d.id::text AS id, d.webhook_id AS "webhookId", d.attempt_count AS "attemptCount", w.url, w.secret,
-        ${publicEventIdSql('e.id')} AS "eventId", e.type,
-        ${isoTimeSql('e.occurred_at')} AS "occurredAt",
-        e.request_id AS "requestId", e.data`,
-  columns: ['id', 'webhookId', 'attemptCount', 'url', 'secret', 'eventId', 'type', 'occurredAt', 'requestId', 'data'],
+        ${publicEventIdSql('e.id')} AS "eventId", ${eventJsonSql('e')} AS body`,
+  columns: ['id', 'webhookId', 'attemptCount', 'url', 'secret', 'eventId', 'body'],
   sample: () => ['warm-up', 'warm-up', 30, 0],
 });
 
@@ -134,19 +156,27 @@ export const WEBHOOK_CLAIM = defineStatement<ClaimRow>({
  * it was taken with (a lease taken over is the taker's to record), each at most once (a delivery
  * id appears once per batch). Arrays, one element per attempt: $1 delivery ids, $2 lease tokens,
  * $3 states (pending: a retry after $4 ms; delivered; failed), $5 when the attempt began, $6 HTTP
- * status, $7 error. Returns the ids recorded.
+ * status, $7 error. A delivered attempt also ends its webhook's failing streak (failing_since), in
+ * the same statement: the common case, a webhook that is not failing, writes nothing there.
+ * Returns the ids recorded.
  */
 export const WEBHOOK_COMPLETE = defineStatement<{ id: string }>({
   name: 'webhooks.complete',
-  text: `UPDATE webhook_deliveries d SET
-        state = r.state,
-        next_attempt_at = CASE WHEN r.state = 'pending' THEN now() + make_interval(secs => r.delay_ms / 1000.0) ELSE NULL END,
-        attempts = d.attempts || jsonb_build_array(jsonb_build_object('at', r.at, 'status', r.status, 'error', r.error)),
-        lease_token = NULL, leased_at = NULL
-      FROM unnest($1::bigint[], $2::text[], $3::text[], $4::float8[], $5::text[], $6::int[], $7::text[])
-        AS r(id, lease_token, state, delay_ms, at, status, error)
-      WHERE d.id = r.id AND d.lease_token = r.lease_token
-      RETURNING d.id::text AS id`,
+  text: `WITH done AS (
+        UPDATE webhook_deliveries d SET
+          state = r.state,
+          next_attempt_at = CASE WHEN r.state = 'pending' THEN now() + make_interval(secs => r.delay_ms / 1000.0) ELSE NULL END,
+          attempts = d.attempts || jsonb_build_array(jsonb_build_object('at', r.at, 'status', r.status, 'error', r.error)),
+          lease_token = NULL, leased_at = NULL
+        FROM unnest($1::bigint[], $2::text[], $3::text[], $4::float8[], $5::text[], $6::int[], $7::text[])
+          AS r(id, lease_token, state, delay_ms, at, status, error)
+        WHERE d.id = r.id AND d.lease_token = r.lease_token
+        RETURNING d.id, d.webhook_id, r.state
+      ), healthy AS (
+        UPDATE webhooks SET failing_since = NULL
+        WHERE id IN (SELECT webhook_id FROM done WHERE state = 'delivered') AND failing_since IS NOT NULL
+      )
+      SELECT id::text AS id FROM done`,
   columns: ['id'],
   sample: () => [[], [], [], [], [], [], []],
 });

@@ -7,6 +7,7 @@ import { Webhook } from 'standardwebhooks';
 import { EventsRepository } from '../../src/events/events.repository';
 import type { NewEvent } from '../../src/events/event-types';
 import { WebhookAddressPolicy } from '../../src/webhooks/webhook-address.policy';
+import { WebhooksRepository } from '../../src/webhooks/webhooks.repository';
 import { Org, type Res } from '../contract/helpers';
 import { adminKey } from '../contract/lifecycle-helpers';
 import { waitUntil } from '../utils/run-service';
@@ -150,6 +151,42 @@ describe('webhook delivery', () => {
     const hook = r.received[0];
     expect(() => new Webhook(rotated).verify(hook.body, hook.headers as Record<string, string>)).not.toThrow();
     expect(() => new Webhook(secret).verify(hook.body, hook.headers as Record<string, string>)).toThrow();
+  });
+});
+
+describe('the fan-out takes fresh deliveries for their first attempt (worker off: the statement alone)', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp({ IP_RATE_LIMIT: '1000000', ORG_RATE_LIMIT: '100000', WEBHOOK_ALLOW_INSECURE: 'true', WEBHOOK_DELIVERY: 'false' });
+  });
+  afterAll(() => t.close());
+
+  it('takes at most the free slots, never a later event of a contact pending earlier (in the table or the page); the rest wait', async () => {
+    const org = await Org.create(t);
+    const key = await adminKey(org);
+    const created = await t.http().post('/api/v2/webhooks').set('Authorization', `Bearer ${key}`).send({ url: 'http://127.0.0.1:9/hook' });
+    expect(created.status).toBe(201);
+    const repository = t.app.get(WebhooksRepository);
+    const record = (events: [string, number][]) =>
+      t.prisma.$transaction((tx) =>
+        t.app.get(EventsRepository).record(
+          tx,
+          events.map(([contactId, n]) => ({ organizationId: org.id, type: 'contact.updated', contactId, email: `c${contactId}@example.com`, data: { contact: { id: contactId, n } } }) as unknown as NewEvent),
+        ),
+      );
+    const fanOut = async (limit: number) => {
+      const { inserted, taken } = await repository.fanOut(1000, { owner: 'test', token: `t${limit}`, seconds: 30, limit });
+      return { inserted, taken: taken.map((d) => { const c = (JSON.parse(d.event?.body ?? '{}') as { data: { contact: { id: string; n: number } } }).data.contact; return `${c.id}${c.n}`; }) };
+    };
+    await record([['r', 1], ['r', 2], ['s', 1], ['u', 1]]);
+    // r2 waits for r1 (same page); of r1, s1, u1 two slots take the first two.
+    expect(await fanOut(2)).toEqual({ inserted: 4, taken: ['r1', 's1'] });
+    await record([['r', 3], ['v', 1]]);
+    // r3 waits: r1 and r2 are pending in the table.
+    expect(await fanOut(10)).toEqual({ inserted: 2, taken: ['v1'] });
+    // What was not taken is the claim's, in order: u1 now, r2 only after r1 is recorded.
+    const claimed = await repository.claim('test', 'c', 30, 10);
+    expect(claimed.map((d) => (JSON.parse(d.event?.body ?? '{}') as { data: { contact: { id: string } } }).data.contact.id)).toEqual(['u']);
   });
 });
 
