@@ -65,6 +65,8 @@ export interface FeedPageRow {
    * `data` as jsonb's text. Null in the one row of an empty page.
    */
   events: string | null;
+  /** How many events the chunk holds (null with `events`). */
+  eventCount: number | null;
   /** bigint as text: the commit position of the chunk's last event's transaction (null with `events`). */
   lastPosition: string | null;
   /** bigint as text: the chunk's last event's order within its transaction (null with `events`). */
@@ -75,6 +77,11 @@ export interface FeedPageRow {
    */
   prunedPosition: string | null;
   prunedSeq: string | null;
+  /**
+   * bigint as text: a horizon of the organization for LATER statements (event_horizon_if_free),
+   * taken during this one; null when a commit of the organization was in progress. The same in every row.
+   */
+  nextHorizon: string | null;
 }
 
 /**
@@ -95,7 +102,7 @@ export const EVENT_HORIZON = defineStatement<{ horizon: string }>({
 /**
  * A page of the feed (GET /api/v2/events, docs/events.md "How it is kept"): up to $4 committed
  * events of organization $1 after the place ($2 position, $3 seq) and at or below the horizon $6
- * (EVENT_HORIZON, read in an earlier statement), in commit order: by their transaction's commit
+ * (read in an earlier statement: EVENT_HORIZON, or an earlier page's `nextHorizon`), in commit order: by their transaction's commit
  * position (event_commits, taken at COMMIT), then by seq within it. Every position of the
  * organization up to the horizon is visible to this statement or rolled back for good, so what it
  * reads is a prefix of what will ever follow the place. $5: only these types (all when null).
@@ -117,15 +124,21 @@ export const EVENT_HORIZON = defineStatement<{ horizon: string }>({
  * CURSOR_EXPIRED), and no extra round trip is needed (docs/performance.md, "Events feed, third
  * pass"). The page's rows are LEFT JOINed to one row, so an empty page still answers the boundary;
  * the rows are not ordered here (see `chunk`).
+ *
+ * It also learns a horizon for the organization's next pages, `nextHorizon` (event_horizon_if_free,
+ * migration 20261124153000_event_horizon_if_free: the horizon when no commit of the organization is
+ * in progress, else null, never waiting). Not for this page: this statement's snapshot was taken
+ * before that lock was granted. The reader keeps it, so that a later page can be read up to it in
+ * one round trip (EventsFeedRepository).
  */
 export const FEED_PAGE = defineStatement<FeedPageRow>({
   name: 'events.feed-page',
-  text: `SELECT page.chunk::int AS chunk, page.events, page."lastPosition", page."lastSeq",
-           r.pruned_position::text AS "prunedPosition", r.pruned_seq::text AS "prunedSeq"
-    FROM (SELECT 1) one
+  text: `SELECT page.chunk::int AS chunk, page.events, page."eventCount", page."lastPosition", page."lastSeq",
+           r.pruned_position::text AS "prunedPosition", r.pruned_seq::text AS "prunedSeq", one.horizon::text AS "nextHorizon"
+    FROM (SELECT event_horizon_if_free($1) AS horizon) one
     LEFT JOIN event_retention r ON r.organization_id = $1
     LEFT JOIN (
-    SELECT q.chunk, string_agg(q.event, ',' ORDER BY q.position, q.seq) AS events, max(q.position)::text AS "lastPosition",
+    SELECT q.chunk, string_agg(q.event, ',' ORDER BY q.position, q.seq) AS events, count(*)::int AS "eventCount", max(q.position)::text AS "lastPosition",
            (array_agg(q.seq ORDER BY q.position DESC, q.seq DESC))[1]::text AS "lastSeq"
     FROM (SELECT p.*, (row_number() OVER (ORDER BY p.position, p.seq) - 1) / 100 AS chunk FROM (
     SELECT c.position, e.seq,
@@ -145,7 +158,7 @@ export const FEED_PAGE = defineStatement<FeedPageRow>({
     ) p) q
     GROUP BY q.chunk
     ) page ON true`,
-  columns: ['chunk', 'events', 'lastPosition', 'lastSeq', 'prunedPosition', 'prunedSeq'],
+  columns: ['chunk', 'events', 'eventCount', 'lastPosition', 'lastSeq', 'prunedPosition', 'prunedSeq', 'nextHorizon'],
   sample: (organizationId) => [organizationId, '0', '0', 1, null, '0'],
 });
 
