@@ -1,5 +1,5 @@
 import type { Server } from 'node:http';
-import { context, trace, type Attributes } from '@opentelemetry/api';
+import { context, trace, type Attributes, type Span } from '@opentelemetry/api';
 import { CompositePropagator, W3CBaggagePropagator, W3CTraceContextPropagator, type ExportResult } from '@opentelemetry/core';
 import { OTLPTraceExporter as OtlpJsonExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { OTLPTraceExporter as OtlpProtobufExporter } from '@opentelemetry/exporter-trace-otlp-proto';
@@ -30,9 +30,9 @@ import { setActiveTracing } from './tracing-state';
  * The OpenTelemetry SDK, loaded only when tracing is on (src/tracing/register.ts requires this
  * module before anything it instruments). Spans: the HTTP server span (named by its route;
  * started at the edge, request-edge.ts, only for sampled requests), the Nest route
- * (Controller.handler, then the handler), every PostgreSQL statement and pool checkout (pg, so
- * the request path's SQL and Prisma's alike) and every Redis command (ioredis), the last three
- * only inside a sampled trace. The sampler comes from OTEL_TRACES_SAMPLER/_ARG (tracing-settings.ts);
+ * (Controller.handler), every PostgreSQL statement (pg, so the request path's SQL and Prisma's
+ * alike; the first of each pool checkout with its wait) and every Redis command (ioredis), the
+ * last three only inside a sampled trace. The sampler comes from OTEL_TRACES_SAMPLER/_ARG (tracing-settings.ts);
  * batch sizes, endpoints, headers and resource attributes from the other OTEL_* variables, read by
  * the SDK itself.
  */
@@ -63,8 +63,14 @@ export function startTracing(settings: Extract<TracingSettings, { enabled: true 
     tracerProvider: provider,
     instrumentations: [
       nestRouteSpansSampledOnly(new NestInstrumentation()),
-      // Statement text only (parameters are never recorded); no spans outside a request.
-      sampledOnly(new PgInstrumentation({ requireParentSpan: true, enhancedDatabaseReporting: false }), '_getClientQueryPatch', '_getPoolConnectPatch'),
+      // Statement text only (parameters are never recorded); no spans outside a request. No
+      // connect spans: a statement carries its connection's pool wait instead (poolWaitOnStatements).
+      poolWaitOnStatements(
+        sampledOnly(
+          new PgInstrumentation({ requireParentSpan: true, enhancedDatabaseReporting: false, ignoreConnectSpans: true, requestHook: recordPoolWait }),
+          '_getClientQueryPatch',
+        ),
+      ),
       // The command name only: rate-limit keys hold client addresses.
       sampledOnly(new IORedisInstrumentation({ requireParentSpan: true, dbStatementSerializer: (command) => command }), '_patchSendCommand'),
     ],
@@ -109,11 +115,12 @@ function samplerOf({ name, ratio }: { name: SamplerName; ratio: number }): Sampl
  * 10% sampling that was most of tracing's cost on a single-contact request (docs/performance.md,
  * "Tracing overhead"). Since the edge (request-edge.ts) gives such requests no span at all, this
  * is now a second guard (work started inside a sampled request and running on after it). This
- * wraps the instrumentation's own patches (its methods that wrap `Client.prototype.query` and
- * `Pool.prototype.connect`, or `Redis.prototype.sendCommand`) so that an unsampled call goes
- * straight to the original. (Every caller here uses the promise forms, whose continuations keep
- * their own context without the instrumentation's callback binding.) The method is internal to the package: the versions are pinned to one line
- * (README), and test/ops/tracing.e2e-spec.ts fails if statements stop appearing in traces.
+ * wraps the instrumentation's own patches (its methods that wrap `Client.prototype.query`, or
+ * `Redis.prototype.sendCommand`) so that an unsampled call goes straight to the original. (Every
+ * caller here uses the promise forms, whose continuations keep their own context without the
+ * instrumentation's callback binding; the pool's callback form is bound by poolWaitOnStatements.)
+ * The method is internal to the package: the versions are pinned to one line (README), and
+ * test/ops/tracing.e2e-spec.ts fails if statements stop appearing in traces.
  */
 function sampledOnly<T extends object>(instrumentation: T, ...patchFactories: string[]): T {
   const target = instrumentation as unknown as Record<string, (...args: unknown[]) => (original: AnyFunction) => AnyFunction>;
@@ -136,14 +143,83 @@ function sampledOnly<T extends object>(instrumentation: T, ...patchFactories: st
 
 type AnyFunction = (...args: unknown[]) => unknown;
 
+/** The span attribute of a statement that had to check its connection out of the pool first. */
+const POOL_WAIT_ATTRIBUTE = 'db.client.connection.wait_ms';
+const POOL_WAIT = Symbol('poolWaitMs');
+type PooledClient = { [POOL_WAIT]?: number };
+/** The wait of the statement being started now (handed from the query patch to recordPoolWait). */
+let startingStatementWait: number | undefined;
+
 /**
- * The Nest route's spans (Controller.handler and the handler) only inside a sampled trace, like
- * the statements above: for a request the sampler left out, the instrumentation would still build
- * its attributes, start two no-op spans and enter two contexts per request. Its patch of
+ * The pool wait on the first statement of each checkout (POOL_WAIT_ATTRIBUTE, milliseconds from
+ * `pool.connect()` to the client, a new connection's set-up included) instead of the
+ * instrumentation's `pg-pool.connect` spans: two of a single create's eleven spans, for a number.
+ * Replaces the instrumentation's `Pool.prototype.connect` patch: inside a sampled trace it times
+ * the checkout and marks the client; the statement's patch hands the mark to `recordPoolWait`
+ * (the instrumentation's requestHook, called synchronously while the statement's span starts).
+ * A callback checkout (what `pool.query` does) runs its callback in its caller's context,
+ * sampled or not: the pool calls it from whichever request released the client, and the
+ * statement would otherwise join that request's trace. Internal like `sampledOnly`.
+ */
+function poolWaitOnStatements(instrumentation: PgInstrumentation): PgInstrumentation {
+  const target = instrumentation as unknown as Record<string, (...args: unknown[]) => (original: AnyFunction) => AnyFunction>;
+  const makeQueryPatch = target._getClientQueryPatch;
+  if (typeof makeQueryPatch !== 'function' || typeof target._getPoolConnectPatch !== 'function') {
+    throw new Error('PgInstrumentation has no _getClientQueryPatch/_getPoolConnectPatch: check its version');
+  }
+  target._getPoolConnectPatch = () => (original) =>
+    function connect(this: unknown, callback?: unknown) {
+      const active = context.active();
+      if (typeof callback === 'function') callback = context.bind(active, callback as AnyFunction);
+      if (trace.getSpan(active)?.isRecording() !== true) return original.call(this, callback);
+      const started = performance.now();
+      const mark = (client: unknown) => {
+        if (client) (client as PooledClient)[POOL_WAIT] = performance.now() - started;
+      };
+      if (typeof callback === 'function') {
+        const done = callback as AnyFunction;
+        return original.call(this, (error: unknown, client: unknown, release: unknown) => {
+          mark(client);
+          return done(error, client, release);
+        });
+      }
+      return (original.call(this) as Promise<unknown>).then((client) => {
+        mark(client);
+        return client;
+      });
+    };
+  target._getClientQueryPatch = function (this: unknown, ...factoryArgs: unknown[]) {
+    const patch = makeQueryPatch.apply(this, factoryArgs);
+    return (original: AnyFunction) => {
+      const patched = patch(original);
+      return function (this: PooledClient, ...args: unknown[]) {
+        const wait = this[POOL_WAIT];
+        if (wait === undefined) return patched.apply(this, args);
+        this[POOL_WAIT] = undefined;
+        startingStatementWait = wait;
+        try {
+          return patched.apply(this, args);
+        } finally {
+          startingStatementWait = undefined;
+        }
+      };
+    };
+  };
+  return instrumentation;
+}
+
+function recordPoolWait(span: Span): void {
+  if (startingStatementWait !== undefined) span.setAttribute(POOL_WAIT_ATTRIBUTE, Math.round(startingStatementWait * 1000) / 1000);
+}
+
+/**
+ * The Nest route's span (Controller.handler) only inside a sampled trace, like the statements
+ * above: for a request the sampler left out, the instrumentation would still build its
+ * attributes, start two no-op spans and enter two contexts per request. Its patch of
  * `RouterExecutionContext.prototype.create` is applied through `ensureWrapped`; wrapped here, each
  * route gets both handlers (traced and plain, built once at start) and picks one per request.
  * Internal to the package like `sampledOnly` (versions pinned, README); test/ops/tracing.e2e-spec.ts
- * fails if the route's spans stop appearing.
+ * fails if the route's span stops appearing or the handler's comes back.
  */
 function nestRouteSpansSampledOnly(instrumentation: NestInstrumentation): NestInstrumentation {
   type Wrapper = (original: AnyFunction) => AnyFunction;
@@ -153,10 +229,17 @@ function nestRouteSpansSampledOnly(instrumentation: NestInstrumentation): NestIn
   target.ensureWrapped = function (this: unknown, obj: object, method: string, wrapper: Wrapper) {
     if (obj.constructor?.name !== 'RouterExecutionContext' || method !== 'create') return ensureWrapped.call(this, obj, method, wrapper);
     const perRequestChoice: Wrapper = (original) => {
-      const traced = wrapper(original);
+      // The route's span only: the instrumentation also wraps the handler (args[1]) in a span of
+      // its own inside the route's, timing nearly the same call; the original gets the plain one.
+      let plainCallback: unknown;
+      const traced = wrapper(function (this: unknown, ...args: unknown[]) {
+        return original.apply(this, [args[0], plainCallback, ...args.slice(2)]);
+      });
       return function (this: unknown, ...args: unknown[]) {
         const plainHandler = original.apply(this, args) as AnyFunction;
+        plainCallback = args[1];
         const tracedHandler = traced.apply(this, args) as AnyFunction;
+        plainCallback = undefined;
         return function (this: unknown, ...requestArgs: unknown[]) {
           const recording = trace.getSpan(context.active())?.isRecording() === true;
           return (recording ? tracedHandler : plainHandler).apply(this, requestArgs);
@@ -213,9 +296,26 @@ function maskAttributes(attributes: Attributes): Attributes {
     if (typeof value !== 'string') out[name] = value;
     else if (name === 'url.query') out[name] = '[query]';
     else if (URL_ATTRIBUTES.has(name)) out[name] = maskUrl(value);
+    else if (name === 'db.query.text') out[name] = maskedStatement(value);
     else out[name] = maskSecrets(value);
   }
   return out;
+}
+
+/**
+ * Statement texts are few and repeat in every trace (parameters are never in them): each is
+ * masked once, not once per span. Bounded: a flood of distinct texts only empties it.
+ */
+const maskedStatements = new Map<string, string>();
+
+function maskedStatement(text: string): string {
+  let masked = maskedStatements.get(text);
+  if (masked === undefined) {
+    masked = maskSecrets(text);
+    if (maskedStatements.size >= 1000) maskedStatements.clear();
+    maskedStatements.set(text, masked);
+  }
+  return masked;
 }
 
 function maskUrl(value: string): string {

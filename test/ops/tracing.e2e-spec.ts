@@ -106,12 +106,20 @@ describe('tracing (node dist/main.js with OTEL_* set)', () => {
 
     const route = spans.find((s) => s.name === 'ContactsController.createOrUpdate');
     expect(route?.attributes['http.route']).toBe('/api/v2/contacts');
+    // The route's span only: no second span for the handler inside it.
+    expect(spans.filter((s) => s.scope.includes('instrumentation-nestjs-core')).map((s) => s.name)).toEqual(['ContactsController.createOrUpdate']);
 
     const statements = spans.filter((s) => s.scope.includes('instrumentation-pg') && s.attributes['db.query.text'] !== undefined);
     const texts = statements.map((s) => String(s.attributes['db.query.text']));
     expect(texts.some((t) => t.startsWith('BEGIN'))).toBe(true);
     expect(texts.some((t) => t.includes('INSERT INTO contacts'))).toBe(true);
     expect(texts).toContain('COMMIT');
+    // No pool checkout spans: the first statement on each checked-out connection carries its wait.
+    expect(spans.filter((s) => s.name.startsWith('pg-pool') || s.name === 'pg.connect')).toEqual([]);
+    const begin = statements.find((s) => String(s.attributes['db.query.text']).startsWith('BEGIN'))!;
+    expect(begin.attributes['db.client.connection.wait_ms']).toEqual(expect.any(Number));
+    expect(begin.attributes['db.client.connection.wait_ms']).toBeGreaterThanOrEqual(0);
+    expect(statements.find((s) => s.attributes['db.query.text'] === 'COMMIT')!.attributes['db.client.connection.wait_ms']).toBeUndefined();
     // Parameters are never recorded, so the email is nowhere in the trace.
     expect(JSON.stringify(spans)).not.toContain('traced.person');
 
