@@ -92,16 +92,13 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
   private async fanOutLoop(): Promise<void> {
     while (this.running) {
       const limit = this.freeSlots();
-      this.reserved += limit;
       try {
         const lease = { owner: this.owner, token: randomUUID(), seconds: this.config.WEBHOOK_LEASE_SECONDS, limit };
-        const { read, inserted, taken } = await this.repository.fanOut(FAN_OUT_PAGE, lease);
-        this.reserved -= limit;
+        const { read, inserted, taken } = await this.reserving(limit, () => this.repository.fanOut(FAN_OUT_PAGE, lease));
         for (const delivery of taken) this.start(delivery);
         if (inserted > taken.length) this.claimSignal.wake();
         if (read >= FAN_OUT_PAGE) continue;
       } catch (error) {
-        this.reserved -= limit;
         this.logger.warn(`Webhook fan-out failed: ${(error as Error).message}`);
         await this.fanOutSignal.sleep(1000);
         continue;
@@ -116,22 +113,29 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
       const free = this.freeSlots();
       if (free >= this.claimBatch || (free > 0 && this.inFlight === 0)) {
         let claimed: ClaimedDelivery[];
-        this.reserved += free;
         try {
-          claimed = await this.repository.claim(this.owner, randomUUID(), this.config.WEBHOOK_LEASE_SECONDS, free);
+          claimed = await this.reserving(free, () => this.repository.claim(this.owner, randomUUID(), this.config.WEBHOOK_LEASE_SECONDS, free));
         } catch (error) {
-          this.reserved -= free;
           this.logger.warn(`Webhook claim failed: ${(error as Error).message}`);
           await this.claimSignal.sleep(1000);
           continue;
         }
-        this.reserved -= free;
         for (const delivery of claimed) this.start(delivery);
         // A full batch: more may be due; take them as soon as slots free up (an attempt's end wakes this loop).
         this.moreDue = claimed.length === free;
         if (this.moreDue) continue;
       }
       await this.claimSignal.sleep(this.config.WEBHOOK_POLL_MS);
+    }
+  }
+
+  /** `slots` held for the deliveries a fan-out or claim statement may take, while it runs (the other loop sees them as taken). */
+  private async reserving<T>(slots: number, statement: () => Promise<T>): Promise<T> {
+    this.reserved += slots;
+    try {
+      return await statement();
+    } finally {
+      this.reserved -= slots;
     }
   }
 
