@@ -1,3 +1,4 @@
+import { runInPrisma } from '../database/statements';
 import type { Prisma } from '../generated/prisma/client';
 import { LOCK_EMAILS } from './contacts.statements';
 
@@ -9,5 +10,5 @@ import { LOCK_EMAILS } from './contacts.statements';
  */
 export async function lockEmails(tx: Prisma.TransactionClient, organizationId: string, emails: readonly string[]): Promise<void> {
   if (emails.length === 0) return;
-  await tx.$queryRawUnsafe(LOCK_EMAILS.text, organizationId, [...emails]);
+  await runInPrisma(tx, LOCK_EMAILS, [organizationId, [...emails]]);
 }

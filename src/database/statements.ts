@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { QueryResultRow } from 'pg';
+import type { Prisma } from '../generated/prisma/client';
 import type { SqlClient, Statement } from './database';
 
 /**
@@ -42,6 +43,17 @@ export function bind<Row extends QueryResultRow>(statement: RegisteredStatement<
 /** Runs a registered statement in an open transaction (`Database.run` runs one on the pool). */
 export async function runIn<Row extends QueryResultRow>(tx: SqlClient, statement: RegisteredStatement<Row>, values: unknown[]): Promise<Row[]> {
   return (await tx.query<Row>(bind(statement, values))).rows;
+}
+
+/**
+ * Runs a registered statement inside a Prisma interactive transaction (same pool, same fault
+ * handling as Prisma Client), for a path that is otherwise Prisma Client but must share a
+ * statement with the `Database` paths (LOCK_EMAILS) or needs one SQL can only write as a CTE
+ * (ERASE_ADDRESS). The one place where `$queryRawUnsafe` runs: only a registered text, whose
+ * columns test/database/statements.e2e-spec.ts checks, with its values as parameters.
+ */
+export function runInPrisma<Row extends QueryResultRow>(tx: Prisma.TransactionClient, statement: RegisteredStatement<Row>, values: unknown[]): Promise<Row[]> {
+  return tx.$queryRawUnsafe<Row[]>(statement.text, ...values);
 }
 
 /** Every registered statement of the app: filled by the feature modules, read by warm-up and tests. */

@@ -2,11 +2,12 @@ import { INDEXED_EMAIL_MAX_LENGTH } from '../requests/stored-responses.statement
 import { isStorableText } from '../common/storable-text';
 import { lockEmails } from '../contacts/email-locks';
 import { normalizeEmail } from '../contacts/email';
+import { runInPrisma } from '../database/statements';
 import { EventsRepository } from '../events/events.repository';
 import { redactEventsOf } from '../events/event-redaction';
 import type { PrismaClient } from '../generated/prisma/client';
 import { ErasureSecrets } from '../suppressions/erasure-secrets';
-import { ERASE_ADDRESS, type ErasedRow } from './erasure.statements';
+import { ERASE_ADDRESS } from './erasure.statements';
 
 export interface ErasureOutcome {
   contactDeleted: boolean;
@@ -44,14 +45,7 @@ export class ErasureService {
       // One statement (ERASE_ADDRESS): the contact with its memberships, the suppression kept as
       // its hash, every stored answer holding the address (the whole answer, even a batch's that
       // held other addresses: found through the GIN index on stored_responses.emails).
-      const [erased] = await tx.$queryRawUnsafe<ErasedRow[]>(
-        ERASE_ADDRESS.text,
-        organizationId,
-        email,
-        hash,
-        email.length <= INDEXED_EMAIL_MAX_LENGTH,
-        JSON.stringify(email),
-      );
+      const [erased] = await runInPrisma(tx, ERASE_ADDRESS, [organizationId, email, hash, email.length <= INDEXED_EMAIL_MAX_LENGTH, JSON.stringify(email)]);
       const contactIds = erased.contact_ids;
       // Every earlier event of the address (and so of its contact) keeps its place in the feed, without the address.
       const eventsRedacted = await redactEventsOf(tx, organizationId, email);
