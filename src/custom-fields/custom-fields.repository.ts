@@ -106,6 +106,7 @@ export class CustomFieldsRepository {
     requestId: string | null,
   ): Promise<FieldCheck<CustomFieldDefinition> | undefined> {
     return this.prisma.$transaction(async (tx) => {
+      // Raw: Prisma Client's API has no row locks (FOR UPDATE).
       const [row] = await tx.$queryRaw<(CustomFieldDefinitionRow & { id: string })[]>`
         SELECT id, key, type::text AS type, required, default_value AS "defaultValue", options
         FROM custom_fields WHERE organization_id = ${organizationId} AND key = ${key} FOR UPDATE`;

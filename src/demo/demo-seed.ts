@@ -32,7 +32,8 @@ export type DemoSeedResult =
  */
 export async function seedDemoData(prisma: PrismaClient): Promise<DemoSeedResult> {
   return prisma.$transaction(async (tx) => {
-    // Serialises two starts racing on the same database; released at commit.
+    // Serialises two starts racing on the same database; released at commit. Raw: Prisma Client's
+    // API has no advisory locks.
     await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext('contact-sync-demo-seed'))`;
     const existing = await tx.organization.findFirst({ orderBy: { createdAt: 'asc' }, select: { id: true } });
     if (existing) return { seeded: false, organizationId: existing.id };

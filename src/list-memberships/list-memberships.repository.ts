@@ -54,7 +54,8 @@ export class ListMembershipsRepository {
       }
       if (removed.length > 0) {
         await tx.listMembership.deleteMany({ where: { listId, contactId: { in: removed } } });
-        // now(): the transaction's time, as the POST pipeline's updates write it.
+        // now(): the transaction's time, as the POST pipeline's updates write it. Raw: Prisma's
+        // updateMany (and @updatedAt) can only write a time from this process's clock.
         await tx.$executeRaw`UPDATE contacts SET updated_at = now() WHERE organization_id = ${organizationId} AND id = ANY(${removed}::text[])`;
         const removedEmails = emails.filter((email) => outcomes.get(email) === 'removed');
         const after = await readContactViews(tx, organizationId, removedEmails);

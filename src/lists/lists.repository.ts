@@ -55,6 +55,7 @@ export class ListsRepository {
     return this.prisma.$transaction(async (tx) => {
       // The organization is part of the condition, so another's list is never touched. NO KEY: the
       // lock the UPDATE takes anyway, so membership inserts (their foreign-key check) never wait on it.
+      // Raw: Prisma Client's API has no row locks.
       const [current] = await tx.$queryRaw<ListView[]>`
         SELECT id, name, archived FROM lists WHERE id = ${id} AND organization_id = ${organizationId} FOR NO KEY UPDATE`;
       if (!current) return undefined;

@@ -58,6 +58,7 @@ export class SuppressionsRepository {
     options: { limit: number; after: string | null; reason: SuppressionReason | null },
   ): Promise<SuppressionRow[]> {
     const { limit, after, reason } = options;
+    // Raw: Prisma Client's API cannot compare or order with a collation (COLLATE "C", the index's).
     return tx.$queryRaw<SuppressionRow[]>`
       SELECT email, reason::text AS reason, created_at AS "createdAt"
       FROM suppressions
