@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { PrismaService } from '../database/prisma.service';
+import { Prisma } from '../generated/prisma/client';
 import { STORED_RESPONSE_TTL_HOURS, type StoredAnswer } from './stored-answer';
 
 interface StoredRow {
@@ -22,6 +23,12 @@ function storedAnswer(row: StoredRow): StoredAnswer {
 /** Server request ids are UUIDs; anything else cannot name a stored answer. */
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
+/** The columns of a StoredRow. */
+const STORED_ROW = Prisma.sql`request_id, client_request_id, status, body::text AS body`;
+
+/** The oldest creation time still served, on the database clock: before it an answer has expired. */
+const EXPIRY = Prisma.sql`now() - make_interval(hours => ${STORED_RESPONSE_TTL_HOURS}::int)`;
+
 /**
  * Stored answers, through Prisma Client. Raw SQL (`$queryRaw`) because ages use the database clock
  * (`now()`), shared by every instance, and the body is read as its JSON text, exactly as it was
@@ -35,9 +42,8 @@ export class StoredResponsesRepository {
   async find(organizationId: string, requestId: string): Promise<StoredAnswer | null> {
     if (!UUID.test(requestId)) return null;
     const rows = await this.prisma.$queryRaw<StoredRow[]>`
-      SELECT request_id, client_request_id, status, body::text AS body FROM stored_responses
-      WHERE request_id = ${requestId.toLowerCase()} AND organization_id = ${organizationId}
-        AND created_at > now() - make_interval(hours => ${STORED_RESPONSE_TTL_HOURS}::int)`;
+      SELECT ${STORED_ROW} FROM stored_responses
+      WHERE request_id = ${requestId.toLowerCase()} AND organization_id = ${organizationId} AND created_at > ${EXPIRY}`;
     return rows.length === 0 ? null : storedAnswer(rows[0]);
   }
 
@@ -48,9 +54,8 @@ export class StoredResponsesRepository {
    */
   async findByClientRequestId(organizationId: string, clientRequestId: string): Promise<StoredAnswer | null> {
     const rows = await this.prisma.$queryRaw<StoredRow[]>`
-      SELECT request_id, client_request_id, status, body::text AS body FROM stored_responses
-      WHERE organization_id = ${organizationId} AND client_request_id = ${clientRequestId}
-        AND created_at > now() - make_interval(hours => ${STORED_RESPONSE_TTL_HOURS}::int)
+      SELECT ${STORED_ROW} FROM stored_responses
+      WHERE organization_id = ${organizationId} AND client_request_id = ${clientRequestId} AND created_at > ${EXPIRY}
       ORDER BY created_at DESC, request_id DESC
       LIMIT 1`;
     return rows.length === 0 ? null : storedAnswer(rows[0]);
@@ -58,7 +63,6 @@ export class StoredResponsesRepository {
 
   /** Deletes the answers past their 24 hours; returns how many. */
   async deleteExpired(): Promise<number> {
-    return this.prisma.$executeRaw`
-      DELETE FROM stored_responses WHERE created_at <= now() - make_interval(hours => ${STORED_RESPONSE_TTL_HOURS}::int)`;
+    return this.prisma.$executeRaw`DELETE FROM stored_responses WHERE created_at <= ${EXPIRY}`;
   }
 }
