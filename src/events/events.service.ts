@@ -8,7 +8,10 @@ import type { FeedQuery } from './feed-query';
 export interface FeedPage {
   /** The page's events as PostgreSQL rendered them (EventsFeedRepository, FeedPageText). */
   chunks: string[];
-  /** The place after the last event returned, or the given one when the page is empty. */
+  /**
+   * The place after the last event returned; when the page is empty, the given one, or without
+   * `after` the retention boundary (where the oldest kept event starts).
+   */
   nextCursor: string;
 }
 
@@ -24,11 +27,14 @@ export class EventsService {
    */
   async page(organizationId: string, query: FeedQuery): Promise<FeedPage> {
     const page = await this.feed.page(organizationId, query.after, query.limit, query.types);
-    if (query.resumed) {
-      if (page.pruned && isBefore(query.after, page.pruned)) {
-        throw new RequestError(RequestErrorCode.CURSOR_EXPIRED, 'Events after this cursor are past the retention period: start again without after');
-      }
+    const expired = page.pruned !== null && isBefore(query.after, page.pruned);
+    if (query.resumed && expired) {
+      throw new RequestError(RequestErrorCode.CURSOR_EXPIRED, 'Events after this cursor are past the retention period: start again without after');
     }
-    return { chunks: page.chunks, nextCursor: encodeFeedCursor(page.last ?? query.after) };
+    // Without after the feed starts at the oldest kept event, i.e. at the retention boundary: an
+    // empty page answers that boundary, never the very start, which the next call would refuse
+    // with 410 (contract section 16: the cursor yields what committed since).
+    const start = expired && page.pruned ? page.pruned : query.after;
+    return { chunks: page.chunks, nextCursor: encodeFeedCursor(page.last ?? start) };
   }
 }

@@ -16,6 +16,7 @@ import { SuppressionsService, type SuppressInput } from './suppressions.service'
 /** Per-row batch bodies hold at most this many entries (docs/api.md, "Suppressions"). */
 export const SUPPRESS_BATCH_LIMIT = 50;
 const REASONS: readonly string[] = Object.values(SuppressionReason);
+const LIST_PARAMETERS = new Set(['limit', 'cursor', 'reason']);
 
 /**
  * Suppressions over the API (docs/api.md, "Suppressions"): suppress in batches, list, lift. The
@@ -65,8 +66,12 @@ export class SuppressionsController {
   @ApiQuery({ name: 'reason', required: false, enum: REASONS as string[] })
   @ApiAnswer(200, 'One page', SuppressionsPageModel)
   @ApiRequestError(403, 'INSUFFICIENT_SCOPE: the key lacks `contacts:read`')
-  @ApiRequestError(400, 'INVALID_REQUEST: limit not an integer 1–1000, unknown reason, or a cursor that is malformed or was made with another reason')
+  @ApiRequestError(400, 'INVALID_REQUEST: limit not an integer 1–1000, unknown reason, a cursor that is malformed or was made with another reason, or an unknown query parameter')
   async list(@Caller() caller: CallerIdentity, @Req() req: Request, @Query() query: Record<string, unknown>) {
+    // As the other list-style GETs (contacts, events, deliveries): a misspelt filter (`reasons=`)
+    // silently ignored would list every suppression, so an unknown parameter is refused.
+    const unknown = Object.keys(query).filter((name) => !LIST_PARAMETERS.has(name));
+    if (unknown.length > 0) throw invalidRequest(`Unknown query parameter: ${unknown.join(', ')}`);
     const limit = limitOf(query.limit);
     const reason = optionalText(query.reason, 'reason');
     if (reason !== null && !REASONS.includes(reason)) throw invalidRequest(`reason must be one of ${REASONS.join(', ')}`);

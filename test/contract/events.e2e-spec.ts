@@ -243,4 +243,28 @@ describe('GET /api/v2/events: retention', () => {
     const fromOldest = await feed(org);
     expect(fromOldest.body.events.map((e: FeedEvent) => (e.data.contact as { email: string }).email)).toEqual([fresh]);
   });
+
+  // Section 16: nextCursor is "the position after the last event returned (or the given after when
+  // the page is empty). A reader that comes back later with it gets what committed since." Found by
+  // the black-box probe: once every event had been swept, the feed without after answered an empty
+  // page whose nextCursor was the very start, which the next call refused with 410, for ever.
+  it('when every event was swept, the feed without after answers a cursor that is not expired and later yields what committed since', async () => {
+    const { org, list } = await Org.withList(app.t);
+    for (const email of [uniqueEmail('gone'), uniqueEmail('gone')]) expect((await org.postContact({ email, listIds: [list] })).status).toBe(201);
+    await new Promise((resolve) => setTimeout(resolve, 2500));
+    expect(await sweep()).toBeGreaterThanOrEqual(2);
+
+    const empty = await feed(org);
+    expect(empty.status).toBe(200);
+    expect(empty.body.events).toEqual([]);
+    const again = await feed(org, `?after=${empty.body.nextCursor}`);
+    expect(again.status).toBe(200);
+    expect(again.body).toEqual({ request_id: expect.any(String), events: [], nextCursor: empty.body.nextCursor });
+
+    const later = uniqueEmail('later');
+    expect((await org.postContact({ email: later, listIds: [list] })).status).toBe(201);
+    const since = await feed(org, `?after=${empty.body.nextCursor}`);
+    expect(since.status).toBe(200);
+    expect(since.body.events.map((e: FeedEvent) => (e.data.contact as { email: string }).email)).toEqual([later]);
+  });
 });
