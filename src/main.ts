@@ -6,6 +6,7 @@ import { loadConfig } from './config/app-config';
 import { startupFailureLine } from './startup-failure';
 import { prepareDatabase } from './database/database-bootstrap';
 import { PrismaService } from './database/prisma.service';
+import { openApiDocumentOf } from './docs/setup-docs';
 import { drainHttpServer } from './http-body/graceful-shutdown';
 import { demoBanner, localBaseUrl, seedDemoData } from './demo/demo-seed';
 import { shutdownTracing } from './tracing/tracing-state';
@@ -18,6 +19,7 @@ async function main(): Promise<void> {
   };
   const database = await prepareDatabase(config, log);
   const app = await createApp({ ...config, DATABASE_URL: database.url, EMBEDDED_DATA_DIR: database.dataDir });
+  openApiDocumentOf(app); // built on first use; here, before listening, so no request waits on it
   try {
     await app.listen(config.PORT, config.HOST);
   } catch (error) {

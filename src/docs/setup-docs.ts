@@ -1,21 +1,35 @@
 import type { INestApplication } from '@nestjs/common';
-import { SwaggerModule } from '@nestjs/swagger';
+import { SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
 import { useDocumentedRoutes } from '../metrics/route-label';
 import { buildOpenApiDocument } from './openapi';
 
 /** Where the UI is served; the JSON document is at `${DOCS_PATH}-json`. */
 export const DOCS_PATH = 'api/docs';
 
+/** Each app's document, built once (openApiDocumentOf). */
+const documents = new WeakMap<INestApplication, OpenAPIObject>();
+
 /**
- * `GET /api/docs` (Swagger UI) and `GET /api/docs-json` (the document, generated once at start).
+ * The app's OpenAPI document, generated on first use and then kept. main.ts asks for it before the
+ * service listens (so no request waits on it); a test app builds it only if a test needs it (the docs
+ * routes, or the route label of a request answered before routing): it costs about 0.2 CPU-s, which
+ * every one of the suite's app starts paid (docs/performance.md, "CI on two Nodes").
+ */
+export function openApiDocumentOf(app: INestApplication): OpenAPIObject {
+  let document = documents.get(app);
+  if (!document) documents.set(app, (document = buildOpenApiDocument(app)));
+  return document;
+}
+
+/**
+ * `GET /api/docs` (Swagger UI) and `GET /api/docs-json` (the document, openApiDocumentOf).
  * SwaggerModule registers them as plain Express routes, so the global API-key guard never sees
  * them: they need no key, and they are registered before Nest's routes and its 404 handler (call
  * before `listen`/`init`).
  */
 export function setupDocs(app: INestApplication): void {
-  const document = buildOpenApiDocument(app);
-  useDocumentedRoutes(document);
-  SwaggerModule.setup(DOCS_PATH, app, document, {
+  useDocumentedRoutes(() => openApiDocumentOf(app));
+  SwaggerModule.setup(DOCS_PATH, app, () => openApiDocumentOf(app), {
     raw: ['json'],
     customSiteTitle: 'Contact Sync API',
   });

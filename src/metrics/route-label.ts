@@ -14,18 +14,24 @@ interface KnownRoute {
  * The documented routes, as Express-style labels (`/api/v2/contacts/:email`). Used only when Express
  * did not set `req.route`, i.e. when a middleware answered before routing (per-IP 429): such a
  * request still gets its route's label when its method and path name a documented operation.
- * Set from the generated OpenAPI document at start (docs/setup-docs.ts).
+ * From the generated OpenAPI document (docs/setup-docs.ts), read the first time a label needs it.
  */
-let KNOWN_ROUTES: KnownRoute[] = [];
+let documentedRoutes: (() => Pick<OpenAPIObject, 'paths'>) | undefined;
+let KNOWN_ROUTES: KnownRoute[] | undefined;
 
-export function useDocumentedRoutes(document: Pick<OpenAPIObject, 'paths'>): void {
-  KNOWN_ROUTES = Object.entries(document.paths).flatMap(([path, item]) => {
+export function useDocumentedRoutes(document: () => Pick<OpenAPIObject, 'paths'>): void {
+  documentedRoutes = document;
+  KNOWN_ROUTES = undefined;
+}
+
+function knownRoutes(): KnownRoute[] {
+  return (KNOWN_ROUTES ??= Object.entries(documentedRoutes?.().paths ?? {}).flatMap(([path, item]) => {
     const pattern = new RegExp(`^${path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\\?\{[^}]+\\?\}/g, '[^/]+')}/?$`);
     const label = path.replace(/\{([^}]+)\}/g, ':$1');
     return ['get', 'post', 'put', 'patch', 'delete']
       .filter((m) => m in item)
       .map((method) => ({ method: method.toUpperCase(), pattern, label }));
-  });
+  }));
 }
 
 const KNOWN_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
@@ -37,7 +43,7 @@ export function routeLabel(req: Request): string {
   // leaves `req.route` set on requests no controller matched: a wildcard is never an answer's route.
   if (typeof routePath === 'string' && !routePath.includes('*')) return `${req.baseUrl ?? ''}${routePath}`;
   const path = req.originalUrl.split('?')[0];
-  const known = KNOWN_ROUTES.find((r) => r.method === req.method && r.pattern.test(path));
+  const known = knownRoutes().find((r) => r.method === req.method && r.pattern.test(path));
   if (known) return known.label;
   // Swagger UI's static assets are served by express.static under the docs path: one label for all.
   if (req.baseUrl === '/api/docs') return '/api/docs/*';
