@@ -31,7 +31,7 @@ const FLUSH_BATCH = 256;
  * `FOR UPDATE SKIP LOCKED` plus a lease (next_attempt_at pushed ahead), so one instance makes it; one
  * that dies leaves it to another when the lease ends.
  *
- * Two loops, so that neither waits for the other's statement: the fan-out loop reads the feed
+ * Two loops, each with its own wake-ups (their statements run one at a time: oneStatementAtATime): the fan-out loop reads the feed
  * into deliveries (every WEBHOOK_POLL_MS, at once again while pages come back full), starts the
  * attempts of those it took at once (as many as slots are free), and wakes the claim loop when it
  * left some for it; the claim loop takes due deliveries in batches while attempt
