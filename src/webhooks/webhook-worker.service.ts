@@ -14,6 +14,8 @@ type AttemptKind = 'delivered' | 'retry' | 'failed' | 'gone';
 
 /** Events read from the feed per webhook and round; a full page means more are waiting. */
 const FAN_OUT_PAGE = 1000;
+/** The smallest page while slots are free (a round's statements cost the same for 1 event or 64). */
+const FAN_OUT_MIN_PAGE = 64;
 /**
  * Attempts' outcomes are written together, at most this long after the first of them ended (what
  * waits on it: a contact's next event, held back by per-contact order)...
@@ -29,7 +31,7 @@ const FLUSH_BATCH = 256;
  * `FOR UPDATE SKIP LOCKED` plus a lease (next_attempt_at pushed ahead), so one instance makes it; one
  * that dies leaves it to another when the lease ends.
  *
- * Two loops, so that neither waits for the other's statement: the fan-out loop reads the feed
+ * Two loops, each with its own wake-ups (their statements run one at a time: oneStatementAtATime): the fan-out loop reads the feed
  * into deliveries (every WEBHOOK_POLL_MS, at once again while pages come back full), starts the
  * attempts of those it took at once (as many as slots are free), and wakes the claim loop when it
  * left some for it; the claim loop takes due deliveries in batches while attempt
@@ -50,6 +52,7 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
   private pending: { outcome: AttemptOutcome; webhookId: string; kind: AttemptKind }[] = [];
   private flushTimer: NodeJS.Timeout | undefined;
   private flushing: Promise<void> = Promise.resolve();
+  private statementTurn: Promise<void> = Promise.resolve();
   private readonly fanOutSignal = new WakeSignal();
   private readonly claimSignal = new WakeSignal();
   /** Fewest free attempt slots worth a claim statement (unless nothing is in flight). */
@@ -88,16 +91,26 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
     this.agents['https:'].destroy();
   }
 
-  /** Feed -> deliveries: at once again while pages come back full, else every WEBHOOK_POLL_MS. */
+  /**
+   * Feed -> deliveries: at once again while pages come back full, else every WEBHOOK_POLL_MS. While
+   * attempt slots are free, a round reads only as many events per webhook as there are free slots
+   * (at least FAN_OUT_MIN_PAGE): they are all inserted already leased, written twice, instead of
+   * the rest being inserted for the claim, which writes each of them a third time (and costs a
+   * statement). With every slot taken it reads full pages for the claim, so the deliveries log and
+   * the oldest-undelivered metric still show a backlog that waits for slots.
+   */
   private async fanOutLoop(): Promise<void> {
     while (this.running) {
-      const limit = this.freeSlots();
       try {
-        const lease = { owner: this.owner, token: randomUUID(), seconds: this.config.WEBHOOK_LEASE_SECONDS, limit };
-        const { read, inserted, taken } = await this.reserving(limit, () => this.repository.fanOut(FAN_OUT_PAGE, lease));
+        const { read, page, inserted, taken } = await this.oneStatementAtATime(() => {
+          const limit = this.freeSlots();
+          const page = limit === 0 ? FAN_OUT_PAGE : Math.min(FAN_OUT_PAGE, Math.max(FAN_OUT_MIN_PAGE, limit));
+          const lease = { owner: this.owner, token: randomUUID(), seconds: this.config.WEBHOOK_LEASE_SECONDS, limit };
+          return this.reserving(limit, async () => ({ page, ...(await this.repository.fanOut(page, lease)) }));
+        });
         for (const delivery of taken) this.start(delivery);
         if (inserted > taken.length) this.claimSignal.wake();
-        if (read >= FAN_OUT_PAGE) continue;
+        if (read >= page) continue;
       } catch (error) {
         this.logger.warn(`Webhook fan-out failed: ${(error as Error).message}`);
         await this.fanOutSignal.sleep(1000);
@@ -110,11 +123,16 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
   /** Deliveries -> attempts: one claim statement per batch of free slots, not one per attempt that ended. */
   private async claimLoop(): Promise<void> {
     while (this.running) {
-      const free = this.freeSlots();
-      if (free >= this.claimBatch || (free > 0 && this.inFlight === 0)) {
+      if (this.claimWorthIt()) {
         let claimed: ClaimedDelivery[];
+        let free = 0;
         try {
-          claimed = await this.reserving(free, () => this.repository.claim(this.owner, randomUUID(), this.config.WEBHOOK_LEASE_SECONDS, free));
+          claimed = await this.oneStatementAtATime(() => {
+            // Counted again after the fan-out statement this one may have waited for.
+            free = this.claimWorthIt() ? this.freeSlots() : 0;
+            if (free === 0) return Promise.resolve([]);
+            return this.reserving(free, () => this.repository.claim(this.owner, randomUUID(), this.config.WEBHOOK_LEASE_SECONDS, free));
+          });
         } catch (error) {
           this.logger.warn(`Webhook claim failed: ${(error as Error).message}`);
           await this.claimSignal.sleep(1000);
@@ -122,11 +140,31 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
         }
         for (const delivery of claimed) this.start(delivery);
         // A full batch: more may be due; take them as soon as slots free up (an attempt's end wakes this loop).
-        this.moreDue = claimed.length === free;
+        this.moreDue = free > 0 && claimed.length === free;
         if (this.moreDue) continue;
       }
       await this.claimSignal.sleep(this.config.WEBHOOK_POLL_MS);
     }
+  }
+
+  private claimWorthIt(): boolean {
+    const free = this.freeSlots();
+    return free >= this.claimBatch || (free > 0 && this.inFlight === 0);
+  }
+
+  /**
+   * The fan-out and claim statements one after the other, never both under way: each would hold
+   * the free slots while it runs, and a fan-out that ran beside a claim found none and inserted its
+   * rows for the claim (a third write each and another statement). A loop waits at most for the
+   * other's one statement (tens of ms, against the 200 ms poll).
+   */
+  private oneStatementAtATime<T>(statement: () => Promise<T>): Promise<T> {
+    const turn = this.statementTurn.then(statement);
+    this.statementTurn = turn.then(
+      () => undefined,
+      () => undefined,
+    );
+    return turn;
   }
 
   /** `slots` held for the deliveries a fan-out or claim statement may take, while it runs (the other loop sees them as taken). */

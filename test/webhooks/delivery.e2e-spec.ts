@@ -142,6 +142,17 @@ describe('webhook delivery', () => {
     expect(order.indexOf('q1')).toBeLessThan(order.lastIndexOf('p1')); // q did not wait for p
   });
 
+  it('DELETE removes the webhook and its deliveries log from the database (no foreign key cascades it)', async () => {
+    const r = await receiver();
+    const { record, call, id, org } = await setup(r.url);
+    await record([contactEvent('d', 1), contactEvent('e', 1)]);
+    await waitUntil('two delivered', async () => (await call('get', `/api/v2/webhooks/${id}/deliveries`)).body.deliveries.filter((d: { state: string }) => d.state === 'delivered').length === 2);
+    const deleted = await t.http().delete(`/api/v2/webhooks/${id}`).set('Authorization', `Bearer ${await adminKey(org)}`);
+    expect(deleted.status).toBe(200);
+    expect(await t.prisma.webhookDelivery.count({ where: { webhookId: id } })).toBe(0);
+    expect(await t.prisma.webhook.count({ where: { id } })).toBe(0);
+  });
+
   it('after rotate-secret, attempts verify with the new secret only', async () => {
     const r = await receiver();
     const { record, call, id, secret } = await setup(r.url);
