@@ -86,6 +86,16 @@ export function publicEventId(uuid: string): string {
   return `evt_${uuid.replace(/-/g, '')}`;
 }
 
+/**
+ * An event's JSON text as the feed shows it and a webhook receives it (key order id, type,
+ * occurredAt, requestId, data): rendered once, when the event is written, and stored as is
+ * (events.body, migration 20261124190400_event_body_feed4), so that reading a page is a
+ * concatenation of stored texts (docs/events.md, "An event"; docs/performance.md, "stored event text").
+ */
+export function renderEvent(uuid: string, occurredAt: string, requestId: string | null, type: EventType, data: EventData): string {
+  return JSON.stringify({ id: publicEventId(uuid), type, occurredAt, requestId, data });
+}
+
 /** The UUID of a public event id (`evt_` + 32 hex digits), or undefined when it is not one. */
 export function eventUuidOf(publicId: string): string | undefined {
   const match = /^evt_([0-9a-f]{8})([0-9a-f]{4})([0-9a-f]{4})([0-9a-f]{4})([0-9a-f]{12})$/.exec(publicId);

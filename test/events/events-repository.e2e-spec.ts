@@ -27,7 +27,7 @@ describe('EventsRepository.record', () => {
     await app.t.prisma.$transaction(async (tx) => events.record(tx, [listEvent(org.id, 'd')]));
 
     const rows = await app.t.prisma.event.findMany({ where: { organizationId: org.id }, orderBy: { seq: 'asc' } });
-    expect(rows.map((row) => [row.type, row.requestId, (row.data as { list: { name: string } }).list.name])).toEqual([
+    expect(rows.map((row) => [row.type, row.requestId, (JSON.parse(row.body) as { data: { list: { name: string } } }).data.list.name])).toEqual([
       ['list.created', 'req-a', 'a'],
       ['list.created', 'req-b', 'b'],
       ['list.created', 'req-d', 'd'],

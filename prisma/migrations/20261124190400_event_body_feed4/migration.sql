@@ -1,0 +1,16 @@
+-- Each event's JSON text, stored when the event is written (docs/events.md, "An event";
+-- docs/performance.md, "stored event text"): a feed page and a webhook body are the stored texts,
+-- concatenated, instead of rendering `data` (jsonb to text, about 1.5 µs an event) and the
+-- id/type/occurredAt/requestId around it (to_char, replace, to_json: about 2 µs more) on every read.
+-- The writer renders the text (renderEvent, src/events/event-types.ts) with the id and time it also
+-- stores in the columns. `data` is gone: it lives in the text (erasure rewrites the text,
+-- src/events/event-redaction.ts).
+ALTER TABLE "events" ADD COLUMN "body" TEXT;
+
+-- Existing events: the text the feed rendered for them until now (eventJsonSql).
+UPDATE "events" e SET "body" = '{"id":"evt_' || replace(e.id::text, '-', '') || '","type":"' || e.type
+  || '","occurredAt":"' || to_char(e.occurred_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')
+  || '","requestId":' || coalesce(to_json(e.request_id)::text, 'null') || ',"data":' || e.data::text || '}';
+
+ALTER TABLE "events" ALTER COLUMN "body" SET NOT NULL;
+ALTER TABLE "events" DROP COLUMN "data";
