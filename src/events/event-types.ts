@@ -83,7 +83,8 @@ export type NewEvent = {
 
 /** The public id of an event: `evt_` + its UUID's 32 hex digits. */
 export function publicEventId(uuid: string): string {
-  return `evt_${uuid.replace(/-/g, '')}`;
+  // A UUID's text is 8-4-4-4-12 hex digits: the dashes are at 8, 13, 18 and 23 (no regex per event).
+  return `evt_${uuid.slice(0, 8)}${uuid.slice(9, 13)}${uuid.slice(14, 18)}${uuid.slice(19, 23)}${uuid.slice(24)}`;
 }
 
 /**
@@ -93,7 +94,9 @@ export function publicEventId(uuid: string): string {
  * concatenation of stored texts (docs/events.md, "An event"; docs/performance.md, "stored event text").
  */
 export function renderEvent(uuid: string, occurredAt: string, requestId: string | null, type: EventType, data: EventData): string {
-  return JSON.stringify({ id: publicEventId(uuid), type, occurredAt, requestId, data });
+  // Byte for byte JSON.stringify({ id, type, occurredAt, requestId, data }): the id (`evt_` + hex),
+  // the type (EVENT_TYPES) and the time (toISOString) need no escaping. One object less per event.
+  return `{"id":"${publicEventId(uuid)}","type":"${type}","occurredAt":"${occurredAt}","requestId":${requestId === null ? 'null' : JSON.stringify(requestId)},"data":${JSON.stringify(data)}}`;
 }
 
 /** The UUID of a public event id (`evt_` + 32 hex digits), or undefined when it is not one. */
