@@ -5,9 +5,9 @@
 -- The writer renders the text (renderEvent, src/events/event-types.ts) with the id and time it also
 -- stores in the columns. `data` is gone: it lives in the text (erasure rewrites the text,
 -- src/events/event-redaction.ts).
--- Cost: one rewrite of every event row, in the migration's transaction, holding the ADD COLUMN's
+-- Cost: one rewrite of every event row, in the migration transaction, holding the lock of ADD COLUMN
 -- ACCESS EXCLUSIVE lock on events until it commits (event writers wait): 93,354 events took 12.3 s
--- with the CLI's start on a loaded 2-core machine; the table grows until (auto)vacuum reclaims the
+-- with the CLI start on a loaded 2-core machine, and the table grows until (auto)vacuum reclaims the
 -- old row versions (61 MB -> 182 MB there). Retention keeps the table small (7 days by default).
 ALTER TABLE "events" ADD COLUMN "body" TEXT;
 
