@@ -47,11 +47,15 @@ export function eventsInsert(p: SqlParams, organization: string): string {
     'event_bodies',
   ].map((name) => p.add(name));
   // Only the first row queues the commit-position trigger: one organization, one statement
-  // (takes_position, migration 20261124160000_events_write_cost).
+  // (takes_position, migration 20261124160000_events_write_cost). FULL JOIN: texts and arrays of
+  // different lengths (a text holding a newline) leave a NULL in a NOT NULL column and fail the
+  // statement, instead of dropping an event. With no events the split gives one empty text and no
+  // row of the arrays: that row is left out by the WHERE.
   return `INSERT INTO events (organization_id, id, type, request_id, contact_id, email, occurred_at, body, takes_position)
         SELECT ${organization}, r.id, r.type, ${requestId}::text, r.contact_id, r.email, ${occurredAt}::timestamptz, b.body, r.n = 1
         FROM unnest(${ids}::uuid[], ${types}::text[], ${contactIds}::text[], ${emails}::text[]) WITH ORDINALITY AS r(id, type, contact_id, email, n)
-        JOIN string_to_table(${bodies}::text, E'\\n') WITH ORDINALITY AS b(body, n) ON b.n = r.n
+        FULL JOIN string_to_table(${bodies}::text, E'\\n') WITH ORDINALITY AS b(body, n) ON b.n = r.n
+        WHERE r.n IS NOT NULL OR b.body <> ''
         ORDER BY r.n`;
 }
 
