@@ -171,6 +171,7 @@ export class ContactsPipelineService {
         ),
       ],
       events: contactEvents(organizationId, plans, createdIds, context),
+      eventsAt: context.now,
     }, stored);
     // The email locks make this unreachable unless a writer bypasses them; then start over.
     if (inserted < creates.length) throw new ConcurrentInsertConflict('A contact was inserted concurrently');

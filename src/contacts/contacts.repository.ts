@@ -154,7 +154,14 @@ export class ContactsRepository {
   async writeChanges(
     tx: SqlClient,
     organizationId: string,
-    changes: { creates: ContactRowWrite[]; updates: ContactRowWrite[]; memberships: MembershipWrite[]; events: readonly NewEvent[] },
+    changes: {
+      creates: ContactRowWrite[];
+      updates: ContactRowWrite[];
+      memberships: MembershipWrite[];
+      events: readonly NewEvent[];
+      /** The transaction's now() (WriteContext.now): the events' occurredAt, as the rows' createdAt/updatedAt. */
+      eventsAt: Date;
+    },
     stored: AnswerWrite,
   ): Promise<number> {
     const created = columnsOf(changes.creates);
@@ -174,7 +181,7 @@ export class ContactsRepository {
       memberships.map((m) => m.listId),
       memberships.map((m) => m.newContact),
       memberships.map((m) => m.email),
-      ...eventInsertValues(stored.requestId, changes.events),
+      ...eventInsertValues(stored.requestId, changes.eventsAt, changes.events),
     ];
     const [row] = await runIn(tx, WRITE_CONTACTS_AND_ANSWER, [
       ...values,

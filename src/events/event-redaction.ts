@@ -1,4 +1,16 @@
-import type { Prisma } from '../generated/prisma/client';
+import { Prisma } from '../generated/prisma/client';
+import { eventJsonSql } from './events.statements';
+
+/** The event `e`'s text with the address taken out of its `data` (`d.data`, jsonb). */
+const REDACTED_BODY = Prisma.raw(
+  eventJsonSql(
+    'e',
+    `d.data
+      || CASE WHEN d.data ? 'contact' THEN jsonb_build_object('contact', jsonb_build_object('id', d.data #> '{contact,id}')) ELSE '{}'::jsonb END
+      || CASE WHEN jsonb_typeof(d.data -> 'suppression') = 'object'
+           THEN jsonb_build_object('suppression', (d.data -> 'suppression') || '{"email": null}'::jsonb) ELSE '{}'::jsonb END`,
+  ),
+);
 
 /**
  * Erasure (docs/api.md, "Erasing a contact"; contract sections 13 and 16): every event of this
@@ -16,13 +28,15 @@ import type { Prisma } from '../generated/prisma/client';
  * again.
  */
 export async function redactEventsOf(tx: Prisma.TransactionClient, organizationId: string, email: string): Promise<number> {
+  // The stored text (events.body) is rendered again from the event's columns and its redacted
+  // `data` (eventJsonSql, events.statements.ts; jsonb's spacing inside `data`, the same JSON).
   return tx.$executeRaw`
-    UPDATE events SET
+    UPDATE events e SET
       email = NULL,
-      data = data
-        || CASE WHEN data ? 'contact' THEN jsonb_build_object('contact', jsonb_build_object('id', data #> '{contact,id}')) ELSE '{}'::jsonb END
-        || CASE WHEN jsonb_typeof(data -> 'suppression') = 'object'
-             THEN jsonb_build_object('suppression', (data -> 'suppression') || '{"email": null}'::jsonb) ELSE '{}'::jsonb END
+      body = (
+        SELECT ${REDACTED_BODY}
+        FROM (SELECT e.body::jsonb -> 'data' AS data) d
+      )
     WHERE organization_id = ${organizationId}
       AND email = ${email}`;
 }

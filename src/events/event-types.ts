@@ -83,7 +83,20 @@ export type NewEvent = {
 
 /** The public id of an event: `evt_` + its UUID's 32 hex digits. */
 export function publicEventId(uuid: string): string {
-  return `evt_${uuid.replace(/-/g, '')}`;
+  // A UUID's text is 8-4-4-4-12 hex digits: the dashes are at 8, 13, 18 and 23 (no regex per event).
+  return `evt_${uuid.slice(0, 8)}${uuid.slice(9, 13)}${uuid.slice(14, 18)}${uuid.slice(19, 23)}${uuid.slice(24)}`;
+}
+
+/**
+ * An event's JSON text as the feed shows it and a webhook receives it (key order id, type,
+ * occurredAt, requestId, data): rendered once, when the event is written, and stored as is
+ * (events.body, migration 20261124190400_event_body_feed4), so that reading a page is a
+ * concatenation of stored texts (docs/events.md, "An event"; docs/performance.md, "stored event text").
+ */
+export function renderEvent(uuid: string, occurredAt: string, requestId: string | null, type: EventType, data: EventData): string {
+  // Byte for byte JSON.stringify({ id, type, occurredAt, requestId, data }): the id (`evt_` + hex),
+  // the type (EVENT_TYPES) and the time (toISOString) need no escaping. One object less per event.
+  return `{"id":"${publicEventId(uuid)}","type":"${type}","occurredAt":"${occurredAt}","requestId":${requestId === null ? 'null' : JSON.stringify(requestId)},"data":${JSON.stringify(data)}}`;
 }
 
 /** The UUID of a public event id (`evt_` + 32 hex digits), or undefined when it is not one. */

@@ -26,8 +26,8 @@ const HORIZONS_KEPT = 10_000;
 
 /**
  * Reads the feed: a registered statement on the pg pool (events.statements.ts), not Prisma Client,
- * because a page of 1,000 events is hot (docs/performance.md, "Events feed"). PostgreSQL renders
- * the page as JSON text, in chunks of 100 events: no row objects are built, parsed or serialized here.
+ * because a page of 1,000 events is hot (docs/performance.md, "Events feed"). PostgreSQL joins
+ * the events' stored JSON texts, in chunks of 100 events: no row objects are built, parsed or serialized here.
  */
 @Injectable()
 export class EventsFeedRepository {

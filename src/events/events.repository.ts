@@ -1,7 +1,8 @@
+import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { PrismaService } from '../database/prisma.service';
 import type { Prisma } from '../generated/prisma/client';
-import type { NewEvent } from './event-types';
+import { renderEvent, type NewEvent } from './event-types';
 
 /**
  * The events' tables. Writing: `record` in the caller's transaction, so an event exists exactly
@@ -19,7 +20,8 @@ export class EventsRepository {
    */
   async record(tx: Prisma.TransactionClient, events: readonly NewEvent[]): Promise<void> {
     if (events.length === 0) return;
-    await tx.event.createMany({ data: events.map(toEventRow) });
+    const at = new Date();
+    await tx.event.createMany({ data: events.map((event) => toEventRow(event, at)) });
   }
 
   /**
@@ -63,14 +65,21 @@ export class EventsRepository {
   }
 }
 
-/** The row of a new event (id, seq, occurred_at and xid come from the database defaults). */
-export function toEventRow(event: NewEvent): Prisma.EventCreateManyInput {
+/**
+ * The row of a new event made at `at`, with its JSON text (`body`, renderEvent): the id is a random
+ * v4 UUID made here, so that the text and the columns agree; seq and xid come from the database.
+ */
+export function toEventRow(event: NewEvent, at: Date): Prisma.EventCreateManyInput {
+  const id = randomUUID();
+  const requestId = event.requestId ?? null;
   return {
+    id,
     organizationId: event.organizationId,
     type: event.type,
-    requestId: event.requestId ?? null,
+    requestId,
+    occurredAt: at,
     contactId: event.contactId ?? null,
     email: event.email ?? null,
-    data: event.data as unknown as Prisma.InputJsonValue,
+    body: renderEvent(id, at.toISOString(), requestId, event.type, event.data),
   };
 }

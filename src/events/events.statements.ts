@@ -1,5 +1,6 @@
 import type { SqlParams } from '../database/sql-params';
-import type { NewEvent } from './event-types';
+import { randomUUID } from 'node:crypto';
+import { renderEvent, type NewEvent } from './event-types';
 import { defineStatement } from '../database/statements';
 
 /** SQL of an event's public id (`evt_` + its UUID's 32 hex digits, as publicEventId in event-types.ts) from its uuid column. */
@@ -9,44 +10,75 @@ export const publicEventIdSql = (uuid: string): string => `'evt_' || replace(${u
 export const isoTimeSql = (time: string): string => `to_char(${time} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
 /**
- * SQL of an event (alias `e` of events) as JSON text, as the feed shows it and a webhook receives it.
- * `id` (`evt_…`), `occurredAt` (as toISOString) and `type` (event-types.ts) need no escaping;
- * `requestId` and `data` are escaped by PostgreSQL's JSON output. `data` is jsonb's text, which puts
- * a space after every `:` and `,` inside it: insignificant JSON whitespace (docs/events.md, "The feed").
+ * SQL of an event (alias `e` of events) as JSON text, its `data` being the SQL `data` (json or jsonb):
+ * what renderEvent (event-types.ts) writes, for the rows SQL itself rewrites (erasure,
+ * event-redaction.ts; migration 20261124190400_event_body_feed4). `id` (`evt_…`), `occurredAt` (as
+ * toISOString) and `type` need no escaping; `requestId` and `data` are escaped by PostgreSQL's JSON
+ * output (jsonb's text puts a space after every `:` and `,`: insignificant JSON whitespace).
+ * Everything else reads the stored text, `events.body`.
  */
-export const eventJsonSql = (e: string): string =>
+export const eventJsonSql = (e: string, data: string): string =>
   `'{"id":"' || ${publicEventIdSql(`${e}.id`)} || '","type":"' || ${e}.type
            || '","occurredAt":"' || ${isoTimeSql(`${e}.occurred_at`)}
-           || '","requestId":' || coalesce(to_json(${e}.request_id)::text, 'null') || ',"data":' || ${e}.data::text || '}'`;
+           || '","requestId":' || coalesce(to_json(${e}.request_id)::text, 'null') || ',"data":' || (${data})::text || '}'`;
 
 /**
- * The INSERT of a request's events from ONE jsonb parameter, its placeholders numbered by `p` in
- * the order of `eventInsertValues`: a CTE of the contacts write statement (contacts.statements.ts),
- * so the POST pipeline writes its events in the statement that writes its contacts (no extra round
- * trip). `organization` is the statement's organization placeholder. `seq` follows the array's
- * order. The events travel as one JSON array of `[type, contactId, email, data]` (jsonb: contact
- * values are storable text, never U+0000): one JSON.stringify in the service and one parse in
- * PostgreSQL, instead of one JSON text per event escaped again into a text[] literal and unescaped
- * (docs/performance.md, "The outbox's cost"). Each `data` is the same jsonb value as its own text
- * cast to jsonb would be.
+ * The INSERT of a request's events, its placeholders numbered by `p` in the order of
+ * `eventInsertValues`: a CTE of the contacts write statement (contacts.statements.ts), so the POST
+ * pipeline writes its events in the statement that writes its contacts (no extra round trip).
+ * `organization` is the statement's organization placeholder. `seq` follows the arrays' order.
+ *
+ * Each event's text (`body`, the feed's and a webhook's bytes) is rendered in the service
+ * (renderEvent, one JSON.stringify per event) and the texts travel as ONE text parameter, joined by
+ * newlines (JSON.stringify never writes a raw newline: it escapes it), split here by
+ * string_to_table: PostgreSQL neither parses nor renders JSON for them, and stores them as they
+ * came. The short columns travel as arrays. The id and the time are the service's (a random v4
+ * UUID; the transaction's now() the pipeline read with its rule context, as createdAt/updatedAt),
+ * so that the stored text and the columns agree (docs/performance.md, "stored event text").
  */
 export function eventsInsert(p: SqlParams, organization: string): string {
-  const [requestId, events] = ['event_request_id', 'events'].map((name) => p.add(name));
+  const [requestId, occurredAt, ids, types, contactIds, emails, bodies] = [
+    'event_request_id',
+    'event_occurred_at',
+    'event_ids',
+    'event_types',
+    'event_contact_ids',
+    'event_emails',
+    'event_bodies',
+  ].map((name) => p.add(name));
   // Only the first row queues the commit-position trigger: one organization, one statement
-  // (takes_position, migration 20261124160000_events_write_cost).
-  return `INSERT INTO events (organization_id, type, request_id, contact_id, email, data, takes_position)
-        SELECT ${organization}, e.event ->> 0, ${requestId}::text, e.event ->> 1, e.event ->> 2, e.event -> 3, e.n = 1
-        FROM jsonb_array_elements(${events}::jsonb) WITH ORDINALITY AS e(event, n)
-        ORDER BY e.n`;
+  // (takes_position, migration 20261124160000_events_write_cost). FULL JOIN: texts and arrays of
+  // different lengths (a text holding a newline) leave a NULL in a NOT NULL column and fail the
+  // statement, instead of dropping an event. With no events the split gives one empty text and no
+  // row of the arrays: that row is left out by the WHERE.
+  return `INSERT INTO events (organization_id, id, type, request_id, contact_id, email, occurred_at, body, takes_position)
+        SELECT ${organization}, r.id, r.type, ${requestId}::text, r.contact_id, r.email, ${occurredAt}::timestamptz, b.body, r.n = 1
+        FROM unnest(${ids}::uuid[], ${types}::text[], ${contactIds}::text[], ${emails}::text[]) WITH ORDINALITY AS r(id, type, contact_id, email, n)
+        FULL JOIN string_to_table(${bodies}::text, E'\\n') WITH ORDINALITY AS b(body, n) ON b.n = r.n
+        WHERE r.n IS NOT NULL OR b.body <> ''
+        ORDER BY r.n`;
 }
 
-/** The values of `eventsInsert`, in its order: the events of ONE request of ONE organization. */
-export function eventInsertValues(requestId: string | null, events: readonly NewEvent[]): unknown[] {
-  return [requestId, JSON.stringify(events.map((event) => [event.type, event.contactId ?? null, event.email ?? null, event.data]))];
+/**
+ * The values of `eventsInsert`, in its order: the events of ONE request of ONE organization,
+ * all made at `occurredAt` (the transaction's now(), as the rows' createdAt/updatedAt).
+ */
+export function eventInsertValues(requestId: string | null, occurredAt: Date, events: readonly NewEvent[]): unknown[] {
+  const at = occurredAt.toISOString();
+  const ids = events.map(() => randomUUID());
+  return [
+    requestId,
+    at,
+    ids,
+    events.map((event) => event.type),
+    events.map((event) => event.contactId ?? null),
+    events.map((event) => event.email ?? null),
+    events.map((event, i) => renderEvent(ids[i], at, requestId, event.type, event.data)).join('\n'),
+  ];
 }
 
 /** `eventInsertValues` of no events (statement samples). */
-export const NO_EVENT_VALUES: readonly unknown[] = [null, '[]'];
+export const NO_EVENT_VALUES: readonly unknown[] = [null, null, [], [], [], [], ''];
 
 /**
  * A row of FEED_PAGE: up to 100 consecutive events of the page as JSON text and the last one's
@@ -62,7 +94,7 @@ export interface FeedPageRow {
   /**
    * The chunk's events as the feed shows them, comma-separated, in commit order (the members of
    * the page's JSON array): `{"id":"evt_…","type":…,"occurredAt":…,"requestId":…,"data":…}`,
-   * `data` as jsonb's text. Null in the one row of an empty page.
+   * each event's stored text (events.body). Null in the one row of an empty page.
    */
   events: string | null;
   /** How many events the chunk holds (null with `events`). */
@@ -111,12 +143,12 @@ export const EVENT_HORIZON = defineStatement<{ horizon: string }>({
  * and per transaction its events by events_organization_id_xid_seq_idx (a LATERAL probe), an
  * incremental sort on seq within each position, stopped by the LIMIT (docs/performance.md).
  *
- * PostgreSQL renders the page: the inner query selects the rows and renders each event as JSON
- * text; the outer ones join them, in the page's order, into rows of 100 events (one row with
+ * PostgreSQL joins the page: the inner query selects the rows with each event's stored JSON text
+ * (events.body, rendered once by its writer: nothing is rendered here); the outer ones join them, in the page's order, into rows of 100 events (one row with
  * `events` null when the page is empty), each with the place of its last event. The service joins the chunks into
  * the body without building, parsing or serializing 1,000 row objects (docs/performance.md,
  * "Events feed"). Chunks, not one value: a text value of the whole page (~600 kB) cost PostgreSQL
- * 3–4 times the CPU of the same text in 100-event chunks (~60 kB each). Each event: eventJsonSql.
+ * 3–4 times the CPU of the same text in 100-event chunks (~60 kB each).
  *
  * The retention boundary (event_retention) comes with the page, read in the page's own snapshot:
  * the sweep deletes events and moves the boundary in one statement (EventsRepository.deleteExpired),
@@ -142,10 +174,10 @@ export const FEED_PAGE = defineStatement<FeedPageRow>({
            (array_agg(q.seq ORDER BY q.position DESC, q.seq DESC))[1]::text AS "lastSeq"
     FROM (SELECT p.*, (row_number() OVER (ORDER BY p.position, p.seq) - 1) / 100 AS chunk FROM (
     SELECT c.position, e.seq,
-           ${eventJsonSql('e')} AS event
+           e.body AS event
     FROM event_commits c
     CROSS JOIN LATERAL (
-      SELECT e.seq, e.id, e.type, e.occurred_at, e.request_id, e.data
+      SELECT e.seq, e.body
       FROM events e
       WHERE e.organization_id = c.organization_id AND e.xid = c.xid
         AND (c.position > $2::bigint OR e.seq > $3::bigint)

@@ -1,5 +1,5 @@
 import { defineStatement } from '../database/statements';
-import { eventJsonSql, isoTimeSql, publicEventIdSql } from '../events/events.statements';
+import { isoTimeSql, publicEventIdSql } from '../events/events.statements';
 
 /**
  * The fan-out's two statements (polled every WEBHOOK_POLL_MS by every instance, webhooks or not; the
@@ -10,7 +10,7 @@ import { eventJsonSql, isoTimeSql, publicEventIdSql } from '../events/events.sta
  * 15 ms of CPU a second on its two polling loops (docs/performance.md, "The outbox's cost"). Moving them from Prisma's
  * `$queryRaw` did not measurably change the service's CPU per delivery (0.32 ms before, 0.33–0.36
  * after, loaded machine; docs/performance.md, "Webhooks"). The event comes back as the JSON text the
- * receiver gets (eventJsonSql, as the feed renders it): no jsonb parsed and serialized again per attempt.
+ * receiver gets (events.body, stored when the event was written): no JSON rendered per attempt.
  */
 
 /**
@@ -43,7 +43,7 @@ export interface ClaimRow {
   secret: string;
   /** `evt_` + 32 hex digits (the webhook-id); null when retention removed the event. */
   eventId: string | null;
-  /** The event as JSON text, as the feed shows it (eventJsonSql): the body sent and signed. */
+  /** The event as JSON text, as the feed shows it (events.body): the body sent and signed. */
   body: string | null;
 }
 
@@ -106,7 +106,7 @@ export const WEBHOOK_FAN_OUT = defineStatement<{ read: number; inserted: number 
         UPDATE webhooks SET feed_position = last.position, feed_seq = last.seq FROM last WHERE webhooks.id = last.webhook_id
       )
       SELECT n.read, n.inserted, t.id::text AS id, t.webhook_id AS "webhookId", t.attempt_count AS "attemptCount",
-        w.url, w.secret, ${publicEventIdSql('e.id')} AS "eventId", ${eventJsonSql('e')} AS body
+        w.url, w.secret, ${publicEventIdSql('e.id')} AS "eventId", e.body
       FROM (SELECT (SELECT count(*) FROM page)::int AS read, (SELECT count(*) FROM ins)::int AS inserted) n
       LEFT JOIN (ins t JOIN w ON w.id = t.webhook_id JOIN events e ON e.seq = t.seq) ON t.lease_token IS NOT NULL`,
   columns: ['read', 'inserted', 'id', 'webhookId', 'attemptCount', 'url', 'secret', 'eventId', 'body'],
@@ -146,7 +146,7 @@ export const WEBHOOK_CLAIM = defineStatement<ClaimRow>({
       LEFT JOIN events e ON e.seq = due.event_seq
       WHERE d.id = due.id
       RETURNING d.id::text AS id, d.webhook_id AS "webhookId", d.attempt_count AS "attemptCount", w.url, w.secret,
-        ${publicEventIdSql('e.id')} AS "eventId", ${eventJsonSql('e')} AS body`,
+        ${publicEventIdSql('e.id')} AS "eventId", e.body`,
   columns: ['id', 'webhookId', 'attemptCount', 'url', 'secret', 'eventId', 'body'],
   sample: () => ['warm-up', 'warm-up', 30, 0],
 });

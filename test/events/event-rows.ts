@@ -18,7 +18,7 @@ export interface EventRow {
  */
 export async function eventsOf(t: TestApp, organizationId: string): Promise<EventRow[]> {
   const rows = await t.prisma.$queryRawUnsafe<EventRow[]>(
-    `SELECT e.type, e.request_id AS "requestId", e.contact_id AS "contactId", e.email, e.data
+    `SELECT e.type, e.request_id AS "requestId", e.contact_id AS "contactId", e.email, e.body::jsonb -> 'data' AS data
      FROM event_commits c JOIN events e ON e.organization_id = c.organization_id AND e.xid = c.xid
      WHERE c.organization_id = $1 ORDER BY c.position, e.seq`,
     organizationId,

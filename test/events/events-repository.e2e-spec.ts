@@ -1,4 +1,7 @@
+import { Client } from 'pg';
+import { SqlParams } from '../../src/database/sql-params';
 import { EventsRepository } from '../../src/events/events.repository';
+import { eventInsertValues, eventsInsert } from '../../src/events/events.statements';
 import type { NewEvent } from '../../src/events/event-types';
 import { useTestApp } from '../utils/test-app';
 import { createOrganization } from '../utils/fixtures';
@@ -27,7 +30,7 @@ describe('EventsRepository.record', () => {
     await app.t.prisma.$transaction(async (tx) => events.record(tx, [listEvent(org.id, 'd')]));
 
     const rows = await app.t.prisma.event.findMany({ where: { organizationId: org.id }, orderBy: { seq: 'asc' } });
-    expect(rows.map((row) => [row.type, row.requestId, (row.data as { list: { name: string } }).list.name])).toEqual([
+    expect(rows.map((row) => [row.type, row.requestId, (JSON.parse(row.body) as { data: { list: { name: string } } }).data.list.name])).toEqual([
       ['list.created', 'req-a', 'a'],
       ['list.created', 'req-b', 'b'],
       ['list.created', 'req-d', 'd'],
@@ -59,5 +62,27 @@ describe('EventsRepository.record', () => {
     const events = app.t.app.get(EventsRepository);
     const tx = { event: { createMany: () => Promise.reject(new Error('a statement was sent')) } };
     await expect(events.record(tx as never, [])).resolves.toBeUndefined();
+  });
+
+  it('the POST pipeline insert (eventsInsert) fails rather than drop or invent an event when its texts and columns do not line up', async () => {
+    const org = await createOrganization(app.t.prisma);
+    const p = new SqlParams();
+    const text = `WITH written AS (${eventsInsert(p, p.add('organization'))}) SELECT 1`;
+    const client = new Client({ connectionString: app.t.database.url });
+    await client.connect();
+    try {
+      const values = eventInsertValues('req', new Date(), [listEvent(org.id, 'a'), listEvent(org.id, 'b')]);
+      const texts = (values[6] as string).split('\n');
+      await expect(client.query(text, [org.id, ...values.slice(0, 6), texts[0]])).rejects.toThrow(/null value/);
+      await expect(client.query(text, [org.id, ...values.slice(0, 6), [...texts, texts[1]].join('\n')])).rejects.toThrow(/null value/);
+      await client.query(text, [org.id, ...values]);
+    } finally {
+      await client.end();
+    }
+    const rows = await app.t.prisma.event.findMany({ where: { organizationId: org.id }, orderBy: { seq: 'asc' } });
+    expect(rows.map((row) => JSON.parse(row.body) as { type: string; requestId: string; data: unknown })).toEqual([
+      expect.objectContaining({ type: 'list.created', requestId: 'req', data: listEvent(org.id, 'a').data }),
+      expect.objectContaining({ type: 'list.created', requestId: 'req', data: listEvent(org.id, 'b').data }),
+    ]);
   });
 });

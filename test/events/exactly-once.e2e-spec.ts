@@ -49,7 +49,7 @@ describe('events feed: exactly once, in commit order, under concurrent writers',
         const p = new SqlParams();
         const text = `WITH written AS (${eventsInsert(p, p.add('organization'))}) SELECT 1`;
         await client.query('BEGIN');
-        await client.query(text, [organizationId, ...eventInsertValues(`w${writer}`, eventsFor(organizationId, writer, 1 + random(3)))]);
+        await client.query(text, [organizationId, ...eventInsertValues(`w${writer}`, new Date(), eventsFor(organizationId, writer, 1 + random(3)))]);
         const { rows } = await client.query<{ id: string }>('SELECT id::text AS id FROM events WHERE xid = pg_current_xact_id() ORDER BY seq');
         await sleep(random(40));
         if (random(5) === 0) {
@@ -207,7 +207,7 @@ describe('events feed: exactly once, in commit order, under concurrent writers',
         const p = new SqlParams();
         const text = `WITH written AS (${eventsInsert(p, p.add('organization'))}) SELECT 1`;
         await client.query('BEGIN');
-        await client.query(text, [organizationId, ...eventInsertValues(requestId, eventsFor(organizationId, writer, 1 + random(3)))]);
+        await client.query(text, [organizationId, ...eventInsertValues(requestId, new Date(), eventsFor(organizationId, writer, 1 + random(3)))]);
         const { rows } = await client.query<{ id: string; pid: number }>(
           'SELECT id::text AS id, pg_backend_pid() AS pid FROM events WHERE xid = pg_current_xact_id() ORDER BY seq',
         );

@@ -66,7 +66,7 @@ describe('GET /api/v2/events: the horizon of a page', () => {
       const p = new SqlParams();
       await committing.query(`WITH written AS (${eventsInsert(p, p.add('organization'))}) SELECT 1`, [
         org.id,
-        ...eventInsertValues('d', [event(org.id, 'd')]),
+        ...eventInsertValues('d', new Date(), [event(org.id, 'd')]),
       ]);
       await committing.query('COMMIT');
       expect((await short).names).toEqual(['d']);

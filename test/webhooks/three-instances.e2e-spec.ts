@@ -60,9 +60,11 @@ describe('three instances share webhook delivery', () => {
     const per = Math.ceil(n / transactions);
     for (let from = 0; from < n; from += per) {
       await pg.query(
-        `INSERT INTO events (organization_id, type, contact_id, data)
-         SELECT $1, 'contact.created', 'c' || g, jsonb_build_object('contact', jsonb_build_object('id', 'c' || g))
-         FROM generate_series($2::int, $3::int) g`,
+        `INSERT INTO events (organization_id, id, type, contact_id, body)
+         SELECT $1, u.id, 'contact.created', 'c' || u.g,
+           '{"id":"evt_' || replace(u.id::text, '-', '') || '","type":"contact.created","occurredAt":"2026-11-24T00:00:00.000Z","requestId":null,'
+             || '"data":{"contact":{"id":"c' || u.g || '"}}}'
+         FROM (SELECT g, gen_random_uuid() AS id FROM generate_series($2::int, $3::int) g) u`,
         [orgId, from, Math.min(n, from + per) - 1],
       );
     }
