@@ -161,7 +161,7 @@ let startingStatementWait: number | undefined;
  * `pool.connect()` to the client, a new connection's set-up included) instead of the
  * instrumentation's `pg-pool.connect` spans: two of a single create's eleven spans, for a number.
  * Replaces the instrumentation's `Pool.prototype.connect` patch: inside a sampled trace it times
- * the checkout and marks the client; the statement's patch hands the mark to `recordPoolWait`
+ * the checkout and notes the wait against the client (`poolWaits`); the statement's patch hands it to `recordPoolWait`
  * (the instrumentation's requestHook, called synchronously while the statement's span starts).
  * A callback checkout (what `pool.query` does) runs its callback in its caller's context,
  * sampled or not: the pool calls it from whichever request released the client, and the
