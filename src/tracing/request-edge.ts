@@ -107,10 +107,12 @@ function onRequest(req: TracedRequest, res: ServerResponse, options: EdgeOptions
   };
   const active = trace.setSpan(parent, span);
   return context.with(active, () => {
-    // The request's and the response's listeners (the body read, 'finish') run in the span's
-    // context too, though their events come from the socket.
-    context.bind(active, req);
-    context.bind(active, res);
+    // The request and the response are not bound to the context (`context.bind(active, req)`):
+    // binding gives those two objects own `on`/`addListener`/... properties, a second hidden class
+    // for every stream and emitter function a request passes through, which V8 then deoptimises
+    // and recompiles polymorphic for all later requests, sampled or not (docs/performance.md,
+    // "What a sampled request left behind"). Nothing needs it: the body is read into a promise
+    // that is awaited in this context, and the span ends from the response's own events.
     let ended = false;
     const end = (error?: Error) => {
       if (ended) return;

@@ -145,8 +145,14 @@ type AnyFunction = (...args: unknown[]) => unknown;
 
 /** The span attribute of a statement that had to check its connection out of the pool first. */
 const POOL_WAIT_ATTRIBUTE = 'db.client.connection.wait_ms';
-const POOL_WAIT = Symbol('poolWaitMs');
-type PooledClient = { [POOL_WAIT]?: number };
+/**
+ * The checkout wait of a client checked out inside a sampled trace, until its first statement.
+ * A WeakMap, not a property on the client: a property set on some clients only gives pg's
+ * `Client` objects a second hidden class, and every pg function they pass through (query,
+ * the message handlers, the pool's release) is then deoptimised and recompiled polymorphic, for
+ * every request after the first sampled one (docs/performance.md, "What a sampled request left behind").
+ */
+const poolWaits = new WeakMap<object, number>();
 /** The wait of the statement being started now (handed from the query patch to recordPoolWait). */
 let startingStatementWait: number | undefined;
 
@@ -155,7 +161,7 @@ let startingStatementWait: number | undefined;
  * `pool.connect()` to the client, a new connection's set-up included) instead of the
  * instrumentation's `pg-pool.connect` spans: two of a single create's eleven spans, for a number.
  * Replaces the instrumentation's `Pool.prototype.connect` patch: inside a sampled trace it times
- * the checkout and marks the client; the statement's patch hands the mark to `recordPoolWait`
+ * the checkout and notes the wait against the client (`poolWaits`); the statement's patch hands it to `recordPoolWait`
  * (the instrumentation's requestHook, called synchronously while the statement's span starts).
  * A callback checkout (what `pool.query` does) runs its callback in its caller's context,
  * sampled or not: the pool calls it from whichever request released the client, and the
@@ -174,7 +180,7 @@ function poolWaitOnStatements(instrumentation: PgInstrumentation): PgInstrumenta
       if (trace.getSpan(active)?.isRecording() !== true) return original.call(this, callback);
       const started = performance.now();
       const mark = (client: unknown) => {
-        if (client) (client as PooledClient)[POOL_WAIT] = performance.now() - started;
+        if (typeof client === 'object' && client !== null) poolWaits.set(client, performance.now() - started);
       };
       if (typeof callback === 'function') {
         const done = callback as AnyFunction;
@@ -192,10 +198,10 @@ function poolWaitOnStatements(instrumentation: PgInstrumentation): PgInstrumenta
     const patch = makeQueryPatch.apply(this, factoryArgs);
     return (original: AnyFunction) => {
       const patched = patch(original);
-      return function (this: PooledClient, ...args: unknown[]) {
-        const wait = this[POOL_WAIT];
+      return function (this: object, ...args: unknown[]) {
+        const wait = poolWaits.get(this);
         if (wait === undefined) return patched.apply(this, args);
-        this[POOL_WAIT] = undefined;
+        poolWaits.delete(this);
         startingStatementWait = wait;
         try {
           return patched.apply(this, args);
