@@ -3,18 +3,21 @@ import { APP_CONFIG, type AppConfig } from '../config/app-config';
 import { EventsRepository } from './events.repository';
 
 export const EVENT_SWEEP_INTERVAL_MS = 10 * 60 * 1000;
+/** The first sweep, after boot: instances restarted more often than the interval still sweep. */
+export const EVENT_FIRST_SWEEP_DELAY_MS = 60 * 1000;
 /** Transactions' events deleted per statement: a sweep never holds one long transaction. */
 export const EVENT_SWEEP_CHUNK = 500;
 
 /**
- * Deletes events older than EVENT_RETENTION_DAYS (docs/events.md, "Retention") every 10 minutes,
- * chunk after chunk until none is left. The timer is unref()ed so it never keeps the process
+ * Deletes events older than EVENT_RETENTION_DAYS (docs/events.md, "Retention") one minute after
+ * boot and then every 10 minutes, chunk after chunk until none is left. The timers are unref()ed so they never keep the process
  * alive; every instance sweeps, which is harmless (chunks skip rows another sweeper holds).
  */
 @Injectable()
 export class EventsSweeper implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger('Events');
   private timer?: NodeJS.Timeout;
+  private firstTimer?: NodeJS.Timeout;
   private running?: Promise<number>;
 
   constructor(
@@ -23,6 +26,8 @@ export class EventsSweeper implements OnApplicationBootstrap, OnModuleDestroy {
   ) {}
 
   onApplicationBootstrap(): void {
+    this.firstTimer = setTimeout(() => void this.sweep(), EVENT_FIRST_SWEEP_DELAY_MS);
+    this.firstTimer.unref();
     this.timer = setInterval(() => void this.sweep(), EVENT_SWEEP_INTERVAL_MS);
     this.timer.unref();
   }
@@ -56,6 +61,7 @@ export class EventsSweeper implements OnApplicationBootstrap, OnModuleDestroy {
   /** Stops the timer and lets a sweep in flight finish (after its current chunk) before the database closes. */
   async onModuleDestroy(): Promise<void> {
     this.stopping = true;
+    clearTimeout(this.firstTimer);
     clearInterval(this.timer);
     await this.running;
   }
