@@ -128,6 +128,39 @@ describe('GET /api/v2/contacts: the page as sent', () => {
     }
   });
 
+  it("every page statement reads each contact's list ids index-only from the membership primary key, whose contact ids compare in byte order", async () => {
+    // docs/performance.md, "Listing contacts", seventh pass: in the database's collation each key
+    // comparison is a strcoll, and without created_at in the key each membership costs a heap fetch.
+    const { org, list } = await Org.withList(app.t);
+    const organizationId = org.id;
+    const collations = await app.t.prisma.$queryRaw<Array<{ column: string; collation: string }>>`
+      SELECT c.relname || '.' || a.attname AS column, co.collname AS collation
+      FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid JOIN pg_collation co ON co.oid = a.attcollation
+      WHERE (c.relname, a.attname) IN (('contacts', 'id'), ('list_memberships', 'contact_id')) ORDER BY 1`;
+    expect(collations).toEqual([
+      { column: 'contacts.id', collation: 'C' },
+      { column: 'list_memberships.contact_id', collation: 'C' },
+    ]);
+    await app.t.prisma.$executeRaw`INSERT INTO contacts (organization_id, email) SELECT ${organizationId}, 'i' || g || '@example.com' FROM generate_series(1, 20000) AS g`;
+    await app.t.prisma.$executeRaw`INSERT INTO list_memberships (contact_id, list_id, email) SELECT id, ${list}, email FROM contacts WHERE organization_id = ${organizationId}`;
+    await app.t.prisma.$executeRawUnsafe('VACUUM ANALYZE list_memberships');
+    await app.t.prisma.$executeRawUnsafe('ANALYZE contacts');
+    const client = await app.t.app.get(Database).pool.connect();
+    try {
+      for (const statement of LISTING_STATEMENTS) {
+        const values = listingValues(statement, { organizationId, after: '', limit: 1000, listId: statement === LISTING_PAGE.contacts ? null : list, suppressed: null, updatedSince: new Date(0) });
+        const plan = (await client.query<{ 'QUERY PLAN': string }>({ text: `EXPLAIN (COSTS OFF) ${statement.text}`, values })).rows.map((row) => row['QUERY PLAN']).join('\n');
+        const lookup = plan.slice(plan.indexOf('SubPlan'));
+        expect({ name: statement.name, lookup }).toEqual({
+          name: statement.name,
+          lookup: expect.stringContaining('Index Only Scan using list_memberships_pkey on list_memberships m'),
+        });
+      }
+    } finally {
+      client.release();
+    }
+  });
+
   it('no page statement is ever planned parallel (a PARALLEL UNSAFE call in its text), and without that call it would be', async () => {
     const statements = app.t.app.get(StatementRegistry).all().filter((s) => s.name.startsWith('contacts.listing-page-'));
     expect(statements.map((s) => s.name).sort()).toEqual(LISTING_STATEMENTS.map((s) => s.name).sort());

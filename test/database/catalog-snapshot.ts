@@ -2,7 +2,7 @@ import { Client } from 'pg';
 
 /**
  * What a database's `public` schema is made of, read from PostgreSQL's catalogs, in a stable
- * order: tables, columns (type, nullability, default), indexes and constraints (with their
+ * order: tables, columns (type, nullability, default, a collation other than the type's), indexes and constraints (with their
  * definitions), enum types (labels in order) and sequences. Prisma's own `_prisma_migrations`
  * table is left out: only a database built by `migrate deploy` has it. Column order is not
  * compared: a column added by a later migration comes last, which is not drift.
@@ -35,9 +35,12 @@ export async function catalogSnapshot(url: string): Promise<CatalogSnapshot> {
           || CASE WHEN a.attnotnull THEN ' NOT NULL' ELSE ' NULL' END
           || COALESCE(' DEFAULT ' || pg_get_expr(d.adbin, d.adrelid), '')
           || CASE WHEN a.attidentity <> '' THEN ' IDENTITY ' || a.attidentity::text ELSE '' END
-          || CASE WHEN a.attgenerated <> '' THEN ' GENERATED ' || a.attgenerated::text ELSE '' END AS line
+          || CASE WHEN a.attgenerated <> '' THEN ' GENERATED ' || a.attgenerated::text ELSE '' END
+          || CASE WHEN a.attcollation <> t.typcollation THEN ' COLLATE ' || quote_ident(co.collname) ELSE '' END AS line
         FROM pg_attribute a
         JOIN pg_class c ON c.oid = a.attrelid
+        JOIN pg_type t ON t.oid = a.atttypid
+        LEFT JOIN pg_collation co ON co.oid = a.attcollation
         JOIN pg_namespace n ON n.oid = c.relnamespace
         LEFT JOIN pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum
         WHERE n.nspname = 'public' AND c.relkind IN ('r', 'p') AND c.relname <> $1
