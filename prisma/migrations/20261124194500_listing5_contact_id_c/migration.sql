@@ -3,8 +3,9 @@
 -- the service or the database, never ordered for a caller: comparing them in the database's locale
 -- (a strcoll per comparison under libc C.UTF-8) buys nothing. With the "C" collation on both sides
 -- of the membership key, its descents compare bytes (memcmp), and the primary key, covering
--- created_at, answers the lookup index-only. This replaces the extra index of migration
--- 20261124190500 (which every membership insert had to write): same read gain, no extra index.
+-- created_at, answers the lookup index-only. It replaces an extra index measured on a branch and
+-- never released, (contact_id COLLATE "C", created_at, list_id), which every membership insert had
+-- to write: same read gain, no extra index (the DROP below only cleans a database that had it).
 -- Changing a text column's collation rewrites no table, only the indexes on it (the two primary
 -- keys, and the foreign key between them is checked again).
 -- (No semicolon may appear inside a statement or comment here: Prisma's driver-adapter engine
