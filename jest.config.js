@@ -1,8 +1,28 @@
 /** One Jest run for unit tests (src/**\/*.spec.ts) and e2e tests (test/**\/*.e2e-spec.ts). */
+const timingSensitive = Object.keys(require('./test/timing-sensitive'));
+
+const testRegex = '.*\\.(spec|e2e-spec)\\.ts$';
+/** A regular expression matching the one file (Jest matches test paths as absolute paths). */
+const exactly = (file) => `^${require('path').join(__dirname, file).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`;
+// JEST_SELECTION (CI only, .ci/run): `timing` runs the files of test/timing-sensitive.js, `rest` every
+// other file; unset, the whole suite. The two together are the suite, each file once.
+const selection = process.env.JEST_SELECTION || undefined;
+if (selection !== undefined && selection !== 'timing' && selection !== 'rest') {
+  throw new Error(`JEST_SELECTION=${selection}: expected timing or rest (or unset for the whole suite)`);
+}
+// A renamed or removed file left in the list would make `timing` quietly run less than it says.
+const missing = timingSensitive.filter((file) => !require('fs').existsSync(require('path').join(__dirname, file)));
+if (missing.length > 0) throw new Error(`test/timing-sensitive.js names files that do not exist: ${missing.join(', ')}`);
+
 module.exports = {
   rootDir: '.',
   roots: ['<rootDir>/src', '<rootDir>/test'],
-  testRegex: '.*\\.(spec|e2e-spec)\\.ts$',
+  testRegex,
+  ...(selection === 'timing' ? { testPathIgnorePatterns: ['/node_modules/'], testRegex: timingSensitive.map(exactly) } : {}),
+  ...(selection === 'rest' ? { testPathIgnorePatterns: ['/node_modules/', ...timingSensitive.map(exactly)] } : {}),
+  // In band (`npm test`, what the README runs): the timing-sensitive files then measure the service,
+  // not another test file. `--maxWorkers=2` on the command line wins (CI's `rest` selection).
+  maxWorkers: 1,
   moduleFileExtensions: ['js', 'json', 'ts'],
   transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.test.json' }] },
   testEnvironment: 'node',

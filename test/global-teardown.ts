@@ -5,7 +5,10 @@ import { builtMarkerOf } from './utils/built';
 export default async function globalTeardown(): Promise<void> {
   const serverUrl = process.env.TEST_PG_SERVER_URL;
   const template = process.env.TEST_PG_TEMPLATE;
-  if (template) rmSync(builtMarkerOf(template), { force: true });
+  if (template) {
+    rmSync(builtMarkerOf(template), { force: true });
+    rmSync(`${builtMarkerOf(template)}.lock`, { recursive: true, force: true }); // left by a worker killed mid-build
+  }
   const embedded = (globalThis as { __embeddedPostgres__?: { stop(): Promise<void> } }).__embeddedPostgres__;
   if (embedded) {
     await embedded.stop();

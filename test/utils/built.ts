@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { PROJECT_ROOT } from '../../src/database/project-root';
@@ -17,9 +17,37 @@ import { PROJECT_ROOT } from '../../src/database/project-root';
 export function ensureBuilt(): void {
   const marker = builtMarkerOf(process.env.TEST_PG_TEMPLATE ?? `pid-${process.pid}`);
   const main = path.join(PROJECT_ROOT, 'dist', 'main.js');
-  if (existsSync(marker) && existsSync(main)) return;
-  if (!isUpToDate(main)) execFileSync('npm', ['run', '--silent', 'build'], { cwd: PROJECT_ROOT, stdio: 'pipe' });
-  writeFileSync(marker, '');
+  const built = () => existsSync(marker) && existsSync(main);
+  if (built()) return;
+  // With Jest workers (CI: `npm test -- --maxWorkers=2`) two files can get here at once: one
+  // builds, holding the lock (mkdir is atomic), and the other waits for its marker. Two `tsc`
+  // writing dist/ together, or a service started from a half-written dist/, would fail at random.
+  const lock = `${marker}.lock`;
+  const deadline = Date.now() + 300_000;
+  for (;;) {
+    if (built()) return;
+    if (tryLock(lock)) break;
+    if (Date.now() > deadline) throw new Error(`dist/ is still being built by another worker after 300 s (${lock})`);
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 100); // a synchronous sleep: ensureBuilt is synchronous
+  }
+  try {
+    if (!built()) {
+      if (!isUpToDate(main)) execFileSync('npm', ['run', '--silent', 'build'], { cwd: PROJECT_ROOT, stdio: 'pipe' });
+      writeFileSync(marker, '');
+    }
+  } finally {
+    rmSync(lock, { recursive: true, force: true });
+  }
+}
+
+function tryLock(lock: string): boolean {
+  try {
+    mkdirSync(lock);
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw error;
+  }
 }
 
 /** Whether `built` (tsc writes every output on each build) is newer than src/ and the build's configuration. */

@@ -1,6 +1,7 @@
 /**
  * Jest reporter, on when CPU_REPORT names a file (jest.config.js; .ci/run sets it): the CPU seconds
- * each test file cost, with --runInBand, as one JSON line per file: Jest's own process and every
+ * each test file cost, as one JSON line per file (in band; with workers a file's figure also holds its
+ * neighbours', and the closing `run` line is the total): Jest's own process and every
  * process below it (spawned services, the embedded PostgreSQL and its backends while they live;
  * children already reaped count through the parent's cutime/cstime). Linux only (/proc). It is how
  * to find what makes CI long: `.ci/run` prints the heaviest files after each pass.
@@ -29,6 +30,13 @@ function treeCpu(root) {
 function selfCpu() { const u = process.cpuUsage(); return (u.user + u.system) / 1e6; }
 class CpuReporter {
   constructor() { this.out = process.env.CPU_REPORT; this.start = new Map(); }
+  onRunStart() { this.run = [treeCpu(process.pid), Date.now()]; }
+  // The whole run, one line: with several workers the files overlap, so each file's figure also holds
+  // what ran beside it; the run's total is what the machine spent.
+  onRunComplete() {
+    const [c0, t0] = this.run || [0, Date.now()];
+    fs.appendFileSync(this.out, JSON.stringify({ run: true, cpu: +(treeCpu(process.pid) - c0).toFixed(2), wall: (Date.now() - t0) / 1000 }) + '\n');
+  }
   onTestStart(test) { this.start.set(test.path, [treeCpu(process.pid), Date.now(), selfCpu()]); }
   onTestResult(test) {
     const [c0, t0, s0] = this.start.get(test.path) || [0, Date.now(), 0];
@@ -40,9 +48,12 @@ module.exports = CpuReporter;
 // `node test/utils/cpu-reporter.js <file> [top]`: the total and the heaviest files of a report.
 if (require.main === module) {
   const [file, top = '15'] = process.argv.slice(2);
-  const rows = fs.readFileSync(file, 'utf8').trim().split('\n').map((line) => JSON.parse(line));
+  const lines = fs.readFileSync(file, 'utf8').trim().split('\n').map((line) => JSON.parse(line));
+  const rows = lines.filter((line) => !line.run);
   const sum = (key) => rows.reduce((total, row) => total + row[key], 0);
   console.log(`${rows.length} files: ${sum('cpu').toFixed(0)} CPU-s (Jest's process ${sum('jest').toFixed(0)}), ${sum('wall').toFixed(0)} s wall`);
+  // One line per Jest run (CI: the `rest` run with two workers, then `timing` in band): whole-run CPU and wall.
+  for (const run of lines.filter((line) => line.run)) console.log(`run: ${run.cpu.toFixed(0)} CPU-s in ${run.wall.toFixed(0)} s wall (${(run.cpu / run.wall).toFixed(2)} cores)`);
   for (const row of rows.sort((a, b) => b.cpu - a.cpu).slice(0, Number(top))) {
     console.log(`${row.cpu.toFixed(1).padStart(7)} CPU-s ${row.wall.toFixed(1).padStart(7)} s  ${row.file.replace(/^.*?\/(test|src)\//, '$1/')}`);
   }

@@ -1,0 +1,36 @@
+/**
+ * The test files whose assertions depend on wall-clock time or on the machine's load: a bound on
+ * elapsed time, a window or back-off that must pass (or not) between two requests, or a service
+ * saturated on purpose. The one list of them (jest.config.js reads it).
+ *
+ * `npm test` runs the whole suite in band, this list included. CI (.ci/run) splits each Node's pass:
+ * JEST_SELECTION=rest (every other file) with two Jest workers, then JEST_SELECTION=timing (these)
+ * in band, alone, so that what they measure is the service, not a neighbouring test file.
+ * test/architecture/test-selection.spec.ts checks that every entry is a test file, and .ci/run that
+ * the two selections together are the whole suite, each file once.
+ *
+ * A new test that asserts a duration, a time-out, a window or behaviour under load belongs here.
+ */
+module.exports = {
+  'src/rate-limit/failover.store.spec.ts': 'a slow shared store is bypassed in < 500 ms',
+  'test/client/client.e2e-spec.ts': 'retry back-off and maxElapsedMs bounds, a 1-second rate window',
+  'test/contacts/lock-wait.e2e-spec.ts': 'a lock wait ends by lock_timeout in < 3 s',
+  'test/contract/auth.e2e-spec.ts': 'a key expiring 1.5 s after it is made must answer 200 before then',
+  'test/database/pending-migrations.e2e-spec.ts': 'the refusal comes in < 1 s',
+  'test/faults/database-faults.e2e-spec.ts': 'every request answered within REQUEST_BOUND_MS, connect time-out bounds',
+  'test/faults/lists-fields-faults.e2e-spec.ts': 'answers within CONNECT_TIMEOUT_MS + 4 s with the database gone',
+  'test/faults/listing-removal-faults.e2e-spec.ts': 'requests stuck on a lock end at the lock time-out',
+  'test/faults/prisma-faults.e2e-spec.ts': 'every request answered within REQUEST_BOUND_MS',
+  'test/http-body/hygiene.e2e-spec.ts': 'header and body time-outs: 408 within HEADERS/BODY_TIMEOUT_MS + 6 s',
+  'test/http-body/oversized-upload.e2e-spec.ts': 'lingering close of oversized uploads: drain a bounded amount for a bounded time',
+  'test/ops/horizontal.e2e-spec.ts': 'three instances under load: exact limits in a window, a rolling deploy mid-load',
+  'test/ops/readiness-under-load.e2e-spec.ts': 'readiness sampled while the service is saturated: 0 false 503s',
+  'test/ops/request-logs.e2e-spec.ts': 'one fault line per cause per second (lines >= 990 ms apart)',
+  'test/ops/shutdown.e2e-spec.ts': 'SIGTERM: sockets closed in < 3 s, exit within 2 s',
+  'test/rate-limit/ip-rate-limit.e2e-spec.ts': 'a sliding 3-second window must not pass during the test',
+  'test/rate-limit/org-rate-limit.e2e-spec.ts': 'Retry-After to the second: refused just before, accepted just after',
+  'test/rate-limit/redis-failover.e2e-spec.ts': 'answers within the Redis time-out (< 1.5 s) when Redis hangs',
+  'test/rate-limit/redis-rate-limit.e2e-spec.ts': 'a sliding 3-second window shared by instances in Redis',
+  'test/webhooks/delivery.e2e-spec.ts': 'retries per the schedule (back-off delays), the timestamp within 60 s',
+  'test/webhooks/three-instances.e2e-spec.ts': 'an instance killed mid-attempt: retried by another within a minute',
+};
