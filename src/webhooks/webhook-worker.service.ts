@@ -46,8 +46,6 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
   private running = false;
   private loopsDone: Promise<unknown> = Promise.resolve();
   private inFlight = 0;
-  /** Slots asked for by a fan-out or claim statement under way (each loop counts the other's). */
-  private reserved = 0;
   private readonly attempts = new Set<Promise<void>>();
   private pending: { outcome: AttemptOutcome; webhookId: string; kind: AttemptKind }[] = [];
   private flushTimer: NodeJS.Timeout | undefined;
@@ -106,7 +104,7 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
           const limit = this.freeSlots();
           const page = limit === 0 ? FAN_OUT_PAGE : Math.min(FAN_OUT_PAGE, Math.max(FAN_OUT_MIN_PAGE, limit));
           const lease = { owner: this.owner, token: randomUUID(), seconds: this.config.WEBHOOK_LEASE_SECONDS, limit };
-          return this.reserving(limit, async () => ({ page, ...(await this.repository.fanOut(page, lease)) }));
+          return this.repository.fanOut(page, lease).then((result) => ({ page, ...result }));
         });
         for (const delivery of taken) this.start(delivery);
         if (inserted > taken.length) this.claimSignal.wake();
@@ -131,7 +129,7 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
             // Counted again after the fan-out statement this one may have waited for.
             free = this.claimWorthIt() ? this.freeSlots() : 0;
             if (free === 0) return Promise.resolve([]);
-            return this.reserving(free, () => this.repository.claim(this.owner, randomUUID(), this.config.WEBHOOK_LEASE_SECONDS, free));
+            return this.repository.claim(this.owner, randomUUID(), this.config.WEBHOOK_LEASE_SECONDS, free);
           });
         } catch (error) {
           this.logger.warn(`Webhook claim failed: ${(error as Error).message}`);
@@ -153,10 +151,11 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
   }
 
   /**
-   * The fan-out and claim statements one after the other, never both under way: each would hold
-   * the free slots while it runs, and a fan-out that ran beside a claim found none and inserted its
-   * rows for the claim (a third write each and another statement). A loop waits at most for the
-   * other's one statement (tens of ms, against the 200 ms poll).
+   * The fan-out and claim statements one after the other, never both under way: each counts the
+   * free slots when its turn comes (inside `statement`) and starts what it took before the other's
+   * turn, so neither needs slots held for the other. Run side by side, a fan-out found the claim's
+   * slots taken and inserted its rows for the claim (a third write each and another statement).
+   * A loop waits at most for the other's one statement (tens of ms, against the 200 ms poll).
    */
   private oneStatementAtATime<T>(statement: () => Promise<T>): Promise<T> {
     const turn = this.statementTurn.then(statement);
@@ -167,18 +166,8 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
     return turn;
   }
 
-  /** `slots` held for the deliveries a fan-out or claim statement may take, while it runs (the other loop sees them as taken). */
-  private async reserving<T>(slots: number, statement: () => Promise<T>): Promise<T> {
-    this.reserved += slots;
-    try {
-      return await statement();
-    } finally {
-      this.reserved -= slots;
-    }
-  }
-
   private freeSlots(): number {
-    return Math.max(0, this.config.WEBHOOK_CONCURRENCY - this.inFlight - this.reserved);
+    return Math.max(0, this.config.WEBHOOK_CONCURRENCY - this.inFlight);
   }
 
   private start(delivery: ClaimedDelivery): void {
