@@ -1,4 +1,5 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
+import { PeriodicSweep } from '../common/periodic-sweep';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
 import { EventsRepository } from './events.repository';
 
@@ -10,15 +11,20 @@ export const EVENT_SWEEP_CHUNK = 500;
 
 /**
  * Deletes events older than EVENT_RETENTION_DAYS (docs/events.md, "Retention") one minute after
- * boot and then every 10 minutes, chunk after chunk until none is left. The timers are unref()ed so they never keep the process
- * alive; every instance sweeps, which is harmless (chunks skip rows another sweeper holds).
+ * boot and then every 10 minutes, chunk after chunk until none is left. Every instance sweeps,
+ * which is harmless (chunks skip rows another sweeper holds).
  */
 @Injectable()
 export class EventsSweeper implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger('Events');
-  private timer?: NodeJS.Timeout;
-  private firstTimer?: NodeJS.Timeout;
-  private running?: Promise<number>;
+  private readonly periodic = new PeriodicSweep<number>({
+    everyMs: EVENT_SWEEP_INTERVAL_MS,
+    firstAfterMs: EVENT_FIRST_SWEEP_DELAY_MS,
+    logger: this.logger,
+    failureMessage: 'Sweeping expired events failed',
+    failedResult: 0,
+    sweep: () => this.sweepAll(EVENT_SWEEP_CHUNK),
+  });
 
   constructor(
     private readonly events: EventsRepository,
@@ -26,23 +32,12 @@ export class EventsSweeper implements OnApplicationBootstrap, OnModuleDestroy {
   ) {}
 
   onApplicationBootstrap(): void {
-    this.firstTimer = setTimeout(() => void this.sweep(), EVENT_FIRST_SWEEP_DELAY_MS);
-    this.firstTimer.unref();
-    this.timer = setInterval(() => void this.sweep(), EVENT_SWEEP_INTERVAL_MS);
-    this.timer.unref();
+    this.periodic.start();
   }
 
   /** One sweep; returns how many events it deleted. A failure (database down) is logged and the next tick tries again. */
   sweep(chunk = EVENT_SWEEP_CHUNK): Promise<number> {
-    this.running ??= this.sweepAll(chunk)
-      .catch((error: unknown) => {
-        this.logger.warn(`Sweeping expired events failed: ${String(error)}`);
-        return 0;
-      })
-      .finally(() => {
-        this.running = undefined;
-      });
-    return this.running;
+    return this.periodic.run(() => this.sweepAll(chunk));
   }
 
   private async sweepAll(chunk: number): Promise<number> {
@@ -50,19 +45,14 @@ export class EventsSweeper implements OnApplicationBootstrap, OnModuleDestroy {
     for (;;) {
       const gone = await this.events.deleteExpired(this.config.EVENT_RETENTION_DAYS, chunk);
       deleted += gone.events;
-      if (gone.commits < chunk || this.stopping) break;
+      if (gone.commits < chunk || this.periodic.stopping) break;
     }
     if (deleted > 0) this.logger.log(`Deleted ${deleted} events past EVENT_RETENTION_DAYS`);
     return deleted;
   }
 
-  private stopping = false;
-
-  /** Stops the timer and lets a sweep in flight finish (after its current chunk) before the database closes. */
-  async onModuleDestroy(): Promise<void> {
-    this.stopping = true;
-    clearTimeout(this.firstTimer);
-    clearInterval(this.timer);
-    await this.running;
+  /** Stops the timers and lets a sweep in flight finish (after its current chunk) before the database closes. */
+  onModuleDestroy(): Promise<void> {
+    return this.periodic.stop();
   }
 }

@@ -1,43 +1,41 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
+import { PeriodicSweep } from '../common/periodic-sweep';
 import { StoredResponsesRepository } from './stored-responses.repository';
 
 /** Expired answers are never served (the read filters by age); the sweep only reclaims space. */
 export const SWEEP_INTERVAL_MS = 10 * 60 * 1000;
 
 /**
- * Deletes expired stored answers periodically. The timer is unref()ed so it never keeps the
- * process alive; every instance sweeps, which is harmless (the DELETE is idempotent).
+ * Deletes expired stored answers every interval. Every instance sweeps, which is harmless (the
+ * DELETE is idempotent).
  */
 @Injectable()
 export class StoredResponsesSweeper implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger('StoredResponses');
-  private timer?: NodeJS.Timeout;
-  private running?: Promise<void>;
+  private readonly periodic = new PeriodicSweep<void>({
+    everyMs: SWEEP_INTERVAL_MS,
+    logger: this.logger,
+    failureMessage: 'Sweeping expired stored responses failed',
+    failedResult: undefined,
+    sweep: async () => {
+      const count = await this.responses.deleteExpired();
+      if (count > 0) this.logger.log(`Deleted ${count} expired stored responses`);
+    },
+  });
 
   constructor(private readonly responses: StoredResponsesRepository) {}
 
   onApplicationBootstrap(): void {
-    this.timer = setInterval(() => void this.sweep(), SWEEP_INTERVAL_MS);
-    this.timer.unref();
+    this.periodic.start();
   }
 
   /** One sweep; a failure (database down) is logged and the next tick tries again. */
   sweep(): Promise<void> {
-    this.running ??= this.responses
-      .deleteExpired()
-      .then((count) => {
-        if (count > 0) this.logger.log(`Deleted ${count} expired stored responses`);
-      })
-      .catch((error: unknown) => this.logger.warn(`Sweeping expired stored responses failed: ${String(error)}`))
-      .finally(() => {
-        this.running = undefined;
-      });
-    return this.running;
+    return this.periodic.run();
   }
 
   /** Stops the timer and lets a sweep in flight finish before the database closes. */
-  async onModuleDestroy(): Promise<void> {
-    clearInterval(this.timer);
-    await this.running;
+  onModuleDestroy(): Promise<void> {
+    return this.periodic.stop();
   }
 }
