@@ -4,7 +4,6 @@ import { lockEmails } from '../contacts/email-locks';
 import { normalizeEmail } from '../contacts/email';
 import { runInPrisma } from '../database/statements';
 import { EventsRepository } from '../events/events.repository';
-import { redactEventsOf } from '../events/event-redaction';
 import type { PrismaClient } from '../generated/prisma/client';
 import { ErasureSecrets } from '../suppressions/erasure-secrets';
 import { ERASE_ADDRESS } from './erasure.statements';
@@ -48,7 +47,7 @@ export class ErasureService {
       const [erased] = await runInPrisma(tx, ERASE_ADDRESS, [organizationId, email, hash, email.length <= INDEXED_EMAIL_MAX_LENGTH, JSON.stringify(email)]);
       const contactIds = erased.contact_ids;
       // Every earlier event of the address (and so of its contact) keeps its place in the feed, without the address.
-      const eventsRedacted = await redactEventsOf(tx, organizationId, email);
+      const eventsRedacted = await this.events.redactEventsOf(tx, organizationId, email);
       // Only the id: the event announces the erasure without naming what was erased.
       await this.events.record(
         tx,

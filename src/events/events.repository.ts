@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { PrismaService } from '../database/prisma.service';
+import { runInPrisma } from '../database/statements';
 import type { Prisma } from '../generated/prisma/client';
+import { REDACT_EVENTS_OF_ADDRESS } from './event-redaction.statements';
 import { renderEvent, type NewEvent } from './event-types';
 
 /**
@@ -62,6 +64,16 @@ export class EventsRepository {
       )
       SELECT (SELECT count(*) FROM gone_commits)::int AS commits, (SELECT count(*) FROM gone_events)::int AS events`;
     return row;
+  }
+
+  /**
+   * Erasure: takes the normalized `email` out of every event of the organization that holds it, in
+   * the caller's transaction `tx`, in one set-based statement (REDACT_EVENTS_OF_ADDRESS, event-redaction.statements.ts).
+   * Returns how many events were redacted.
+   */
+  async redactEventsOf(tx: Prisma.TransactionClient, organizationId: string, email: string): Promise<number> {
+    const [row] = await runInPrisma(tx, REDACT_EVENTS_OF_ADDRESS, [organizationId, email]);
+    return row.redacted;
   }
 }
 

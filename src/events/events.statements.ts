@@ -12,7 +12,7 @@ export const isoTimeSql = (time: string): string => `to_char(${time} AT TIME ZON
 /**
  * SQL of an event (alias `e` of events) as JSON text, its `data` being the SQL `data` (json or jsonb):
  * what renderEvent (event-types.ts) writes, for the rows SQL itself rewrites (erasure,
- * event-redaction.ts; migration 20261124190400_event_body_feed4). `id` (`evt_…`), `occurredAt` (as
+ * event-redaction.statements.ts; migration 20261124190400_event_body_feed4). `id` (`evt_…`), `occurredAt` (as
  * toISOString) and `type` need no escaping; `requestId` and `data` are escaped by PostgreSQL's JSON
  * output (jsonb's text puts a space after every `:` and `,`: insignificant JSON whitespace).
  * Everything else reads the stored text, `events.body`.
