@@ -1,47 +1,57 @@
 import { defineStatement } from '../database/statements';
-import { eventJsonSql } from './events.statements';
 
-/** The event `e`'s text with the address taken out of its `data` (`d.data`, jsonb). */
-const REDACTED_BODY = eventJsonSql(
-  'e',
-  `d.data
-      || CASE WHEN d.data ? 'contact' THEN jsonb_build_object('contact', jsonb_build_object('id', d.data #> '{contact,id}')) ELSE '{}'::jsonb END
-      || CASE WHEN jsonb_typeof(d.data -> 'suppression') = 'object'
-           THEN jsonb_build_object('suppression', (d.data -> 'suppression') || '{"email": null}'::jsonb) ELSE '{}'::jsonb END`,
-);
+/** A row of EVENTS_OF_ADDRESS_FOR_UPDATE: an event to redact. */
+export interface EventToRedactRow {
+  /** bigint as text: the event's key. */
+  seq: string;
+  /** Its stored text (events.body). */
+  body: string;
+}
 
 /**
- * Erasure (docs/api.md, "Erasing a contact"; contract sections 13 and 16): every event of
- * organization $1 that is about the normalized address $2, or about one of the erased contacts,
- * keeps its place in the feed but loses the address: `events.email` becomes NULL, `data.contact` is
- * reduced to `{ id }` and `data.suppression.email` becomes null (the reason stays). `redacted`: how
- * many events were redacted (the answer's `eventsRedacted`). Run by EventsRepository.redactEventsOf.
+ * Erasure (docs/api.md, "Erasing a contact"; contract sections 13 and 16), first of two statements
+ * run by EventsRepository.redactEventsOf: every event of organization $1 that still holds the
+ * normalized address $2, its text, locked (`FOR UPDATE`) until the erasure's transaction ends. The
+ * service redacts each text (redactEventText, event-redaction.ts) and writes them back with
+ * WRITE_REDACTED_EVENTS.
  *
- * ONE set-based statement whatever the number of events, found through the index on
- * (organization_id, email); never a scan of the organization's events. The events of the erased
- * contacts are among them: every event that names a contact (contact_id) also carries that
- * contact's normalized address, and a contact's address never changes (contact-events.ts,
- * list-memberships, contact deletion, suppressions; `contact.erased` names no address and has
- * nothing to redact). An event already redacted (no address left) is neither touched nor counted
- * again. The stored text (events.body) is rendered again from the event's columns and its redacted
- * `data` (eventJsonSql, events.statements.ts; jsonb's spacing inside `data`, the same JSON).
+ * Found through the index on (organization_id, email); never a scan of the organization's events.
+ * The events of the erased contacts are among them: every event that names a contact (contact_id)
+ * also carries that contact's normalized address, and a contact's address never changes
+ * (contact-events.ts, list-memberships, contact deletion, suppressions; `contact.erased` names no
+ * address and has nothing to redact). An event already redacted has `email` NULL: it is neither
+ * read, touched nor counted again.
  */
-export const REDACT_EVENTS_OF_ADDRESS = defineStatement<{ redacted: number }>({
-  name: 'events.redact-address',
+export const EVENTS_OF_ADDRESS_FOR_UPDATE = defineStatement<EventToRedactRow>({
+  name: 'events.of-address-for-update',
+  text: `SELECT seq::text AS seq, body FROM events
+      WHERE organization_id = $1 AND email = $2
+      FOR UPDATE`,
+  columns: ['seq', 'body'],
+  sample: (organizationId) => [organizationId, ''],
+});
+
+/**
+ * Erasure, second statement: writes the redacted texts $3 of the events $2 (seq, as the first
+ * statement read them, locked by it) of organization $1 and clears their address (`email` NULL),
+ * in ONE set-based statement whatever the number of events (unnest of the two arrays, each event
+ * by its key). `redacted`: how many events it wrote (the answer's `eventsRedacted`).
+ *
+ * The text is the service's (redactEventText: JSON.stringify's bytes, as renderEvent writes every
+ * event), not rendered again by PostgreSQL: jsonb's text would differ from every other event's
+ * (spacing, key order, numbers in full; test/events/event-json-sql.e2e-spec.ts).
+ */
+export const WRITE_REDACTED_EVENTS = defineStatement<{ redacted: number }>({
+  name: 'events.write-redacted',
   text: `WITH redacted AS (
-        UPDATE events e SET
-          email = NULL,
-          body = (
-            SELECT ${REDACTED_BODY}
-            FROM (SELECT e.body::jsonb -> 'data' AS data) d
-          )
-        WHERE organization_id = $1
-          AND email = $2
+        UPDATE events e SET email = NULL, body = r.body
+        FROM unnest($2::bigint[], $3::text[]) AS r(seq, body)
+        WHERE e.seq = r.seq AND e.organization_id = $1
         RETURNING 1
       )
       SELECT count(*)::int AS redacted FROM redacted`,
   columns: ['redacted'],
-  sample: (organizationId) => [organizationId, ''],
+  sample: (organizationId) => [organizationId, [], []],
 });
 
-export const EVENT_REDACTION_STATEMENTS = [REDACT_EVENTS_OF_ADDRESS];
+export const EVENT_REDACTION_STATEMENTS = [EVENTS_OF_ADDRESS_FOR_UPDATE, WRITE_REDACTED_EVENTS];

@@ -3,7 +3,8 @@ import { Injectable } from '@nestjs/common';
 import { PrismaService } from '../database/prisma.service';
 import { runInPrisma } from '../database/statements';
 import type { Prisma } from '../generated/prisma/client';
-import { REDACT_EVENTS_OF_ADDRESS } from './event-redaction.statements';
+import { redactEventText } from './event-redaction';
+import { EVENTS_OF_ADDRESS_FOR_UPDATE, WRITE_REDACTED_EVENTS } from './event-redaction.statements';
 import { renderEvent, type NewEvent } from './event-types';
 
 /**
@@ -68,11 +69,19 @@ export class EventsRepository {
 
   /**
    * Erasure: takes the normalized `email` out of every event of the organization that holds it, in
-   * the caller's transaction `tx`, in one set-based statement (REDACT_EVENTS_OF_ADDRESS, event-redaction.statements.ts).
-   * Returns how many events were redacted.
+   * the caller's transaction `tx`: reads their texts, locked (EVENTS_OF_ADDRESS_FOR_UPDATE), redacts
+   * each here (redactEventText: what renderEvent writes for the redacted event) and writes them back
+   * in one set-based statement (WRITE_REDACTED_EVENTS); event-redaction.statements.ts. Two round
+   * trips, one when the address has no event left. Returns how many events were redacted.
    */
   async redactEventsOf(tx: Prisma.TransactionClient, organizationId: string, email: string): Promise<number> {
-    const [row] = await runInPrisma(tx, REDACT_EVENTS_OF_ADDRESS, [organizationId, email]);
+    const events = await runInPrisma(tx, EVENTS_OF_ADDRESS_FOR_UPDATE, [organizationId, email]);
+    if (events.length === 0) return 0;
+    const [row] = await runInPrisma(tx, WRITE_REDACTED_EVENTS, [
+      organizationId,
+      events.map((event) => event.seq),
+      events.map((event) => redactEventText(event.body)),
+    ]);
     return row.redacted;
   }
 }

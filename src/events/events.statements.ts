@@ -11,11 +11,13 @@ export const isoTimeSql = (time: string): string => `to_char(${time} AT TIME ZON
 
 /**
  * SQL of an event (alias `e` of events) as JSON text, its `data` being the SQL `data` (json or jsonb):
- * what renderEvent (event-types.ts) writes, for the rows SQL itself rewrites (erasure,
- * event-redaction.statements.ts; migration 20261124190400_event_body_feed4). `id` (`evt_…`), `occurredAt` (as
- * toISOString) and `type` need no escaping; `requestId` and `data` are escaped by PostgreSQL's JSON
- * output (jsonb's text puts a space after every `:` and `,`: insignificant JSON whitespace).
- * Everything else reads the stored text, `events.body`.
+ * what renderEvent (event-types.ts) writes around `data`. No statement of the service uses it any
+ * more: every stored text is the service's (renderEvent; erasure redacts in the service,
+ * event-redaction.ts). Kept for test/events/event-json-sql.e2e-spec.ts, which shows what migration
+ * 20261124190400_event_body_feed4 wrote for the events it found (the same SQL, inlined there) and
+ * why erasure stopped rendering in SQL: from jsonb `data`, PostgreSQL's text differs (a space after
+ * every `:` and `,`, jsonb's key order, numbers in full). `id` (`evt_…`), `occurredAt` (as
+ * toISOString) and `type` need no escaping; `requestId` and `data` are escaped by PostgreSQL's JSON output.
  */
 export const eventJsonSql = (e: string, data: string): string =>
   `'{"id":"' || ${publicEventIdSql(`${e}.id`)} || '","type":"' || ${e}.type

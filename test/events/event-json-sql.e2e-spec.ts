@@ -1,15 +1,17 @@
 import { EventsRepository } from '../../src/events/events.repository';
 import { eventJsonSql } from '../../src/events/events.statements';
-import { renderEvent, type EventContact, type NewEvent } from '../../src/events/event-types';
+import { renderEvent, type EventContact, type EventData, type NewEvent } from '../../src/events/event-types';
 import { createOrganization } from '../utils/fixtures';
 import { useTestApp } from '../utils/test-app';
 
 /**
  * The two renderings of an event's text: renderEvent (Node, every writer) and eventJsonSql
- * (PostgreSQL, for the rows SQL rewrites: erasure). Given the same `data` text they must write the
- * same bytes: the envelope (id, type, occurredAt, requestId and its escaping) is theirs. From jsonb
- * `data` (erasure's), PostgreSQL writes data's text its own way: a space after every `:` and `,`,
- * jsonb's key order (shorter keys first), numbers in full (docs/events.md, "The feed").
+ * (PostgreSQL; what migration 20261124190400_event_body_feed4 ran, and erasure ran until it redacted
+ * in the service). Given the same `data` text they must write the same bytes: the envelope (id,
+ * type, occurredAt, requestId and its escaping) is theirs. From jsonb `data`, PostgreSQL writes
+ * data's text its own way: a space after every `:` and `,`, jsonb's key order (shorter keys first),
+ * numbers in full. That is why erasure no longer renders in SQL: a redacted event's text is what
+ * renderEvent writes for the redacted event, byte for byte (the last test).
  */
 describe('eventJsonSql and renderEvent', () => {
   const app = useTestApp({ WEBHOOK_DELIVERY: 'false' });
@@ -66,7 +68,7 @@ describe('eventJsonSql and renderEvent', () => {
     });
   });
 
-  it('from jsonb data (what erasure renders) write the same envelope bytes and the same value: jsonb rewrites only the text of data', async () => {
+  it('from jsonb data (what erasure rendered before it redacted in the service) write the same envelope bytes and the same value: jsonb rewrites only the text of data', async () => {
     const org = await createOrganization(app.t.prisma);
     const rows = await recorded(eventsOf(org.id));
     const envelopeOf = (text: string) => text.slice(0, text.indexOf(',"data":'));
@@ -74,5 +76,53 @@ describe('eventJsonSql and renderEvent', () => {
       expect(envelopeOf(row.fromJsonb)).toBe(envelopeOf(row.body));
       expect(JSON.parse(row.fromJsonb)).toStrictEqual(JSON.parse(row.body));
     }
+  });
+
+  it('erasure writes a redacted event as renderEvent writes the redacted event: same key order, no spaces, numbers as JSON.stringify writes them', async () => {
+    const org = await createOrganization(app.t.prisma);
+    const organizationId = org.id;
+    const other = 'someone.else@example.com';
+    // What must survive the redaction byte for byte: keys of different lengths in an order jsonb
+    // would change (it sorts shorter keys first), numbers JSON.stringify writes in exponent form
+    // (jsonb writes 1e21 in full) and strings with escapes. `extra` is no shape of event-types.ts:
+    // the redaction keeps whatever else `data` holds, as it is.
+    const extra = { zzz_long_key: 1e21, a: 1e-7, mid: [2 ** 53 + 2, -1.5e300, 'x, "y": z'], b: { longer_key: 1, k: 2 } };
+    const events: NewEvent[] = [
+      ...eventsOf(organizationId),
+      { organizationId, type: 'contact.list_removed', requestId: 'req-4', contactId: 'c-1', email, data: { contact, listId: 'l-2', extra } as unknown as EventData<'contact.list_removed'> },
+      { organizationId, type: 'suppression.deleted', requestId: null, email, data: { suppression: { reason: 'bounced', email, extra } as unknown as { email: string; reason: 'bounced' } } },
+      { organizationId, type: 'contact.created', requestId: 'req-5', contactId: 'c-2', email: other, data: { contact: { ...contact, id: 'c-2', email: other } } },
+    ];
+    const rows = await recorded(events);
+    const redactedCount = await app.t.prisma.$transaction((tx) => app.t.app.get(EventsRepository).redactEventsOf(tx, organizationId, email));
+    expect(redactedCount).toBe(events.filter((event) => event.email === email).length);
+
+    const after = await app.t.prisma.$queryRawUnsafe<Array<{ body: string; email: string | null }>>(
+      'SELECT body, email FROM events WHERE organization_id = $1 ORDER BY seq',
+      organizationId,
+    );
+    expect(after).toHaveLength(events.length);
+    after.forEach((row, i) => {
+      const event = events[i];
+      const { id, occurredAt, requestId, body } = rows[i];
+      if (event.email !== email) {
+        // Another address's events, and those with no address (contact.erased, list.created), are not touched.
+        expect(row).toEqual({ body, email: event.email ?? null });
+        return;
+      }
+      const data: Record<string, unknown> = { ...event.data };
+      if ('contact' in data) data.contact = { id: (data.contact as { id: string }).id };
+      if ('suppression' in data) data.suppression = { ...(data.suppression as object), email: null };
+      expect(row.email).toBeNull();
+      expect(row.body).toBe(renderEvent(id, occurredAt.toISOString(), requestId, event.type, data as EventData));
+      expect(row.body).not.toContain('exämple');
+    });
+    // The text of the surviving values, as the writer wrote it.
+    expect(after[6].body).toContain(`"listId":"l-2","extra":{"zzz_long_key":1e+21,"a":1e-7,"mid":[9007199254740994,-1.5e+300,"x, \\"y\\": z"],"b":{"longer_key":1,"k":2}}}}`);
+    expect(after[7].body).toContain(`"data":{"suppression":{"reason":"bounced","email":null,"extra":{"zzz_long_key":1e+21,`);
+
+    // Again: nothing left to redact, nothing counted, nothing written.
+    expect(await app.t.prisma.$transaction((tx) => app.t.app.get(EventsRepository).redactEventsOf(tx, organizationId, email))).toBe(0);
+    expect(await app.t.prisma.$queryRawUnsafe('SELECT body, email FROM events WHERE organization_id = $1 ORDER BY seq', organizationId)).toEqual(after);
   });
 });
