@@ -91,6 +91,8 @@ export class Database implements OnModuleDestroy {
   private dataFolderFound = true;
   /** Readiness asks on its own connection, never queued behind requests waiting for the pool. */
   private readonly health: HealthConnection;
+  /** Connections open now, so that closing can wait until each has closed (onModuleDestroy). */
+  private readonly openConnections = new Set<PoolClient>();
 
   constructor(@Inject(DATABASE_OPTIONS) readonly options: DatabaseOptions) {
     this.pool = createPool(options);
@@ -103,6 +105,9 @@ export class Database implements OnModuleDestroy {
     // error after the first listener went) would crash the process with "Unhandled error".
     // The holder still handles the loss; this one only keeps the emit from throwing.
     this.pool.on('connect', (client) => client.on('error', ignoreHandledElsewhere));
+    // From connected to closed (pg-pool emits 'remove' once a connection's end has completed).
+    this.pool.on('connect', (client) => this.openConnections.add(client));
+    this.pool.on('remove', (client) => this.openConnections.delete(client));
   }
 
   /** One statement outside a transaction. */
@@ -255,7 +260,17 @@ export class Database implements OnModuleDestroy {
     if (this.pool.ended) return;
     // pool.end() waits for every checked-out connection to come back: bounded, so one connection
     // that never does cannot hold the shutdown (or a test's app.close()) forever; it is logged.
-    const ended = this.pool.end();
+    // It resolves once the connections have left the pool, each still closing: the embedded server,
+    // stopped next, would end those with 57P01, logged as a fault on a clean shutdown. So this
+    // also waits (same bound) for each to have closed (pg-pool's 'remove').
+    const allClosed = new Promise<void>((resolve) => {
+      const check = () => {
+        if (this.openConnections.size === 0) resolve();
+      };
+      this.pool.on('remove', check);
+      check();
+    });
+    const ended = this.pool.end().then(() => allClosed);
     let timer: NodeJS.Timeout | undefined;
     const gaveUp = await Promise.race([
       ended.then(() => false),
@@ -264,7 +279,11 @@ export class Database implements OnModuleDestroy {
     clearTimeout(timer);
     if (gaveUp) {
       const checkedOut = this.pool.totalCount - this.pool.idleCount;
-      this.logger.warn(`${checkedOut} database connection(s) still checked out ${POOL_END_TIMEOUT_MS} ms into shutdown; not waiting for them`);
+      this.logger.warn(
+        checkedOut
+          ? `${checkedOut} database connection(s) still checked out ${POOL_END_TIMEOUT_MS} ms into shutdown; not waiting for them`
+          : `${this.openConnections.size} database connection(s) still closing ${POOL_END_TIMEOUT_MS} ms into shutdown; not waiting for them`,
+      );
       ended.catch(() => undefined);
     }
   }

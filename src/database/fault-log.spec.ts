@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { Logger } from '@nestjs/common';
 import { FaultLog } from './fault-log';
 
@@ -58,5 +59,19 @@ describe('FaultLog', () => {
       { cause: '57014', repeats: 0 },
       { cause: '57014', repeats: 0, atShutdown: true },
     ]);
+  });
+
+  it("writes outside the reporting request's context, so a cause line carries no request's id", () => {
+    // nestjs-pino binds each request's logger (its req.id, trace_id) through AsyncLocalStorage.
+    const requestContext = new AsyncLocalStorage<string>();
+    const contexts: Array<string | undefined> = [];
+    jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => {
+      contexts.push(requestContext.getStore());
+    });
+    const log = new FaultLog(1000);
+    requestContext.run('request 1', () => log.report('ECONNREFUSED', 'refused'));
+    requestContext.run('request 2', () => log.report('ECONNREFUSED', 'refused'));
+    requestContext.run('request 3', () => log.flushAll());
+    expect(contexts).toEqual([undefined, undefined]);
   });
 });

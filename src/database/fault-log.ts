@@ -1,3 +1,4 @@
+import { AsyncResource } from 'node:async_hooks';
 import { Logger } from '@nestjs/common';
 
 /** At most one line per cause in this window; the repeats in between are counted, not logged. */
@@ -23,6 +24,14 @@ interface CauseState {
 export class FaultLog {
   private readonly logger = new Logger('Database');
   private readonly causes = new Map<string, CauseState>();
+  /**
+   * The context this log was made in (start-up, no request). A cause line stands for occurrences
+   * in many requests (an idle connection lost, in none), so it is written here and not in the
+   * context of whichever request reported it: nestjs-pino would give it that request's id and
+   * trace_id (an idle connection's loss went to the request that had opened the connection, long
+   * answered), and a search by request id would find a fault line beside the request's own line.
+   */
+  private readonly outsideRequests = new AsyncResource('FaultLog');
 
   constructor(private readonly windowMs = FAULT_LOG_WINDOW_MS) {}
 
@@ -61,6 +70,8 @@ export class FaultLog {
   }
 
   private write(cause: string, message: string, repeats: number, atShutdown = false): void {
-    this.logger.warn({ cause, repeats, ...(atShutdown ? { atShutdown } : {}) }, `Database unavailable (${cause}): ${message}${repeats ? ` (and ${repeats} more since the previous line)` : ''}`);
+    this.outsideRequests.runInAsyncScope(() =>
+      this.logger.warn({ cause, repeats, ...(atShutdown ? { atShutdown } : {}) }, `Database unavailable (${cause}): ${message}${repeats ? ` (and ${repeats} more since the previous line)` : ''}`),
+    );
   }
 }

@@ -162,6 +162,8 @@ describe('request and fault logs of node dist/main.js', () => {
       const faults = lines.filter((l) => l.cause !== undefined);
       expect(faults.length).toBeGreaterThan(0);
       expect(faults.length).toBeLessThan(30);
+      // A cause line stands for failures of many requests: it carries no one request's id (nor trace).
+      expect(faults.filter((l) => l.req !== undefined)).toEqual([]);
       const byCause = new Map<string, LogLine[]>();
       for (const line of faults) byCause.set(line.cause!, [...(byCause.get(line.cause!) ?? []), line]);
       expect([...byCause.keys()]).toContain('ECONNREFUSED');

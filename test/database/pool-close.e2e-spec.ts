@@ -1,0 +1,31 @@
+import { Database } from '../../src/database/database';
+import { createTestDatabase, type TestDatabase } from '../utils/test-database';
+
+/**
+ * pg-pool's end() resolves once every connection has left the pool, while each is still closing
+ * (its Terminate sent, the socket not yet closed). At shutdown the embedded server is stopped
+ * right after: a connection still closing then got the server's 57P01 and was logged as a
+ * database fault ("idle connection lost") on a clean SIGTERM. Closing the Database waits for
+ * every connection to have closed.
+ */
+describe('closing the Database', () => {
+  let testDb: TestDatabase;
+
+  beforeAll(async () => {
+    testDb = await createTestDatabase();
+  });
+
+  afterAll(async () => {
+    await testDb.drop();
+  });
+
+  it('resolves once every pool connection has closed, not only left the pool', async () => {
+    const database = new Database({ url: testDb.url, poolSize: 4, connectTimeoutMs: 2000, statementTimeoutMs: 5000, idleInTransactionTimeoutMs: 5000 });
+    const clients = await Promise.all([1, 2, 3, 4].map(() => database.pool.connect()));
+    for (const client of clients) client.release();
+    let closed = 0;
+    database.pool.on('remove', () => closed++);
+    await database.onModuleDestroy();
+    expect(closed).toBe(4);
+  });
+});
