@@ -1,10 +1,10 @@
 /**
  * Each row's `column`, in row order; the rows are then let go of it (set to null). For the
- * large text columns of hot statements (the events feed's chunks of ~50 kB): pg's row objects of a
- * page outlive it in V8's old generation (in a bare pg client reading feed pages, most were
- * collected only by a full GC, ~30 pages later) and, until then, keep their strings alive through
- * every young-generation GC, which copies and promotes them: ~500 kB a page (docs/performance.md,
- * "Events feed, fifth pass"). Let go of, the strings die young with the request.
+ * large text columns of hot statements (the events feed's chunks of ~50 kB): the strings of pg's
+ * row objects of a page were still reachable through those rows at the next young-generation GC,
+ * which copied and promoted them (~450 kB a page, collected only by the next full GC); let go of,
+ * they die young with the request. Measured, not explained (docs/performance.md, "Events feed,
+ * fifth pass").
  */
 export function takeColumn<R, K extends keyof R>(rows: R[], column: K): Array<R[K]> {
   const values = rows.map((row) => row[column]);
