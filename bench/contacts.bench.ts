@@ -606,7 +606,7 @@ async function runFeed(service: Service, stats: StatementStats, url: string, fx:
     const parsedMs = performance.now() - started;
     return { status: res.status, events: body.events?.length ?? 0, nextCursor: body.nextCursor, ms, parsedMs, bytes: Buffer.byteLength(text) };
   };
-  // One batch create from `make` (the feed's top-up and the writers during the pages), body read to the end.
+  // One batch create from `make` (the feed's top-up), body read to the end.
   const postBatch = async (make: ReturnType<typeof batchCreate>) => {
     const made = make();
     const res = await fetch(`http://127.0.0.1:${service.port}${made.path}`, {
@@ -654,15 +654,7 @@ async function runFeed(service: Service, stats: StatementStats, url: string, fx:
     cursors.push(after);
     after = page.nextCursor;
   }
-  let writing = FEED_WRITERS > 0;
-  let writes = 0;
-  const writeOne = batchCreate(fx);
-  const writers = Array.from({ length: FEED_WRITERS }, async () => {
-    while (writing) {
-      await postBatch(writeOne);
-      writes++;
-    }
-  });
+  const writers = FEED_WRITERS > 0 ? await startFeedWriters(service, fx, FEED_WRITERS) : null;
   const latencies: number[] = [];
   const parsedLatencies: number[] = [];
   let returned = 0;
@@ -686,8 +678,7 @@ async function runFeed(service: Service, stats: StatementStats, url: string, fx:
     bodyBytes += page.bytes;
   }
   const cpuAfter = service.cpuSeconds();
-  writing = false;
-  await Promise.all(writers);
+  const writes = writers === null ? 0 : await writers.stop();
   const database = await stats.read();
   const serverAfter = await serverDurations();
   const served = serverBefore === null ? null : serverAfter.count - serverBefore.count;
@@ -722,6 +713,64 @@ async function runFeed(service: Service, stats: StatementStats, url: string, fx:
       `${figures.serviceCpuMsPerRequest} ms CPU, ${figures.meanEvents} events, ${figures.meanBodyBytes} bytes a page`,
   );
   return figures;
+}
+
+/**
+ * BENCH_FEED_WRITERS: that many connections making 50-contact batch creates (as `batchCreate`) of
+ * the organization, one after the other each, until stopped. In a worker thread with its own event
+ * loop and heap, as writers of their own would be: on the bench's event loop, the page reader's
+ * response waited behind the writers' requests and the bench's garbage collections of their bodies
+ * (2026-11-24 22:20 UTC, a traced run: the bench's 30 GCs summed 655 ms in 300 pages and came in 4
+ * of the 12 slowest; docs/performance.md, "Events feed, fifth pass"). `stop` answers how many batch
+ * creates were made.
+ */
+const FEED_WRITERS_SOURCE = `
+const { parentPort, workerData } = require('node:worker_threads');
+const { port, key, listIds, batch, writers, tag } = workerData;
+let writing = true;
+let writes = 0;
+let sequence = 0;
+const row = () => ({ email: tag + '-' + ++sequence + '@bench.example.com', listIds, fields: { firstName: 'Ada', city: 'Oslo', plan: 'pro', seats: 3 }, overwrite: false });
+const loops = Array.from({ length: writers }, async () => {
+  while (writing) {
+    const res = await fetch('http://127.0.0.1:' + port + '/api/v2/contacts/batch', {
+      method: 'POST',
+      headers: { authorization: 'Bearer ' + key, 'content-type': 'application/json' },
+      body: JSON.stringify({ contacts: Array.from({ length: batch }, row) }),
+    });
+    await res.arrayBuffer();
+    writes++;
+  }
+});
+parentPort.on('message', async (message) => {
+  if (message !== 'stop') return;
+  writing = false;
+  await Promise.all(loops);
+  parentPort.postMessage({ writes });
+});
+`;
+
+async function startFeedWriters(service: Service, fx: Fixtures, writers: number): Promise<{ stop(): Promise<number> }> {
+  const worker = new Worker(FEED_WRITERS_SOURCE, {
+    eval: true,
+    workerData: { port: service.port, key: fx.key, listIds: fx.listIds, batch: BATCH, writers, tag: `fw-${process.pid}-${Date.now()}` },
+  });
+  await new Promise<void>((resolve, reject) => {
+    worker.once('online', resolve);
+    worker.once('error', reject);
+  });
+  return {
+    stop: async () => {
+      const done = new Promise<number>((resolve, reject) => {
+        worker.once('message', (message: { writes: number }) => resolve(message.writes));
+        worker.once('error', reject);
+      });
+      worker.postMessage('stop');
+      const writes = await done;
+      await worker.terminate();
+      return writes;
+    },
+  };
 }
 
 // ---------------------------------------------------------------- raw baselines (pg directly)

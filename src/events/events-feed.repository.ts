@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Database } from '../database/database';
+import { takeColumn } from '../database/take-column';
 import type { FeedPlace } from './event-cursor';
 import type { EventType } from './event-types';
 import { EVENT_HORIZON, FEED_PAGE } from './events.statements';
@@ -86,7 +87,7 @@ export class EventsFeedRepository {
       return { text: { chunks: [], last: null, pruned }, count: 0, nextHorizon: next };
     }
     return {
-      text: { chunks: rows.map((row) => row.events as string), last: { position: BigInt(last.lastPosition), seq: BigInt(last.lastSeq) }, pruned },
+      text: { chunks: takeColumn(rows, 'events') as string[], last: { position: BigInt(last.lastPosition), seq: BigInt(last.lastSeq) }, pruned },
       count: rows.reduce((sum, row) => sum + (row.eventCount ?? 0), 0),
       nextHorizon: next,
     };
