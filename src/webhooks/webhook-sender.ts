@@ -66,6 +66,12 @@ export function sendAttempt(
     };
     const { url } = target;
     const transport = url.protocol === 'https:' ? https : http;
+    // Headers as a flat list: node writes them as given, without a setHeader (name and value checks,
+    // a header map) per header; so the Host header is ours to send (url.host: the port when not the
+    // scheme's default, an IPv6 address in brackets, as node would write it).
+    const headerList = ['host', url.host];
+    for (const name in headers) headerList.push(name, headers[name]);
+    headerList.push('content-type', 'application/json', 'content-length', String(Buffer.byteLength(body)), 'user-agent', USER_AGENT);
     const request = transport.request(
       {
         protocol: url.protocol,
@@ -75,12 +81,7 @@ export function sendAttempt(
         method: 'POST',
         agent: agents[url.protocol as keyof SenderAgents],
         lookup: pinnedLookup(target.address, target.family),
-        headers: {
-          ...headers,
-          'content-type': 'application/json',
-          'content-length': String(Buffer.byteLength(body)),
-          'user-agent': USER_AGENT,
-        },
+        headers: headerList,
       },
       (response) => {
         const status = response.statusCode ?? null;
