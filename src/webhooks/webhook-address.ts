@@ -109,14 +109,34 @@ export interface TargetPolicy {
   resolve: Resolver;
 }
 
+/**
+ * Each webhook URL parsed once (every attempt of a webhook checks the same string; parsing it twice
+ * per attempt was a few µs): syntax only, the same answer every time. No address is kept: the host
+ * is resolved and checked again on every attempt. Bounded: past this many URLs it starts over.
+ */
+const URLS_KEPT = 1000;
+const parsedUrls = new Map<string, { url: URL; host: string; literal: number } | null>();
+
+function parsed(value: string): { url: URL; host: string; literal: number } | null {
+  let entry = parsedUrls.get(value);
+  if (entry === undefined) {
+    try {
+      const url = new URL(value);
+      const host = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
+      entry = { url, host, literal: isIP(host) };
+    } catch {
+      entry = null;
+    }
+    if (parsedUrls.size >= URLS_KEPT) parsedUrls.clear();
+    parsedUrls.set(value, entry);
+  }
+  return entry;
+}
+
 /** The URL's syntax alone (no DNS): a message saying what is wrong, or null. */
 export function urlProblem(value: string, allowInsecure: boolean): string | null {
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    return 'url must be an absolute URL';
-  }
+  const url = parsed(value)?.url;
+  if (!url) return 'url must be an absolute URL';
   if (url.protocol !== 'https:' && !(allowInsecure && url.protocol === 'http:')) return 'url must be an https URL';
   if (url.username || url.password) return 'url must not carry a user name or password';
   if (value.length > 2048) return 'url must be at most 2048 characters';
@@ -130,10 +150,8 @@ export function urlProblem(value: string, allowInsecure: boolean): string | null
 export async function checkTarget(value: string, policy: TargetPolicy): Promise<CheckedTarget> {
   const problem = urlProblem(value, policy.allowInsecure);
   if (problem) throw new TargetRefused(problem);
-  const url = new URL(value);
-  const host = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
+  const { url, host, literal } = parsed(value)!;
   let addresses: { address: string; family: 4 | 6 }[];
-  const literal = isIP(host);
   if (literal) {
     addresses = [{ address: host, family: literal === 6 ? 6 : 4 }];
   } else {

@@ -1,7 +1,6 @@
-import http from 'node:http';
-import https from 'node:https';
-import type { LookupFunction } from 'node:net';
+import { isIP } from 'node:net';
 import type { CheckedTarget } from './webhook-address';
+import { AttemptTimeout, WebhookConnections } from './webhook-http';
 
 /** What one attempt came to: the HTTP status (null when none came) or an error, and Retry-After in ms. */
 export interface AttemptResult {
@@ -13,32 +12,21 @@ export interface AttemptResult {
 export const ATTEMPT_TIMEOUT_MS = 10_000;
 const USER_AGENT = 'ContactSync-Webhooks/1';
 
-/** The keep-alive connection pools of the attempts, one per scheme. */
-export interface SenderAgents {
-  'http:': http.Agent;
-  'https:': https.Agent;
-}
+/** The keep-alive connections of the attempts (webhook-http.ts). */
+export type SenderAgents = WebhookConnections;
 
 /**
  * Keep-alive: a delivery stream to one receiver reuses its connections (each was opened to a
- * checked address). Redirects are never followed: node's http client does not follow them, and a
- * 3xx is an answer that is not 2xx, so the attempt failed. The worker makes agents with as many
- * sockets per receiver as it has attempts in flight (WEBHOOK_CONCURRENCY), so that no attempt waits
- * in the agent's queue: its 10 s timeout, which the lease must outlast, counts from its start.
+ * checked address: the connection key is the address, not the name). The worker keeps up to as many
+ * idle connections per receiver as it has attempts in flight (WEBHOOK_CONCURRENCY), so no attempt
+ * waits for a connection: each opens one when none is idle, and its 10 s timeout, which the lease
+ * must outlast, counts from its start.
  */
 export function senderAgents(maxSockets: number): SenderAgents {
-  return { 'http:': new http.Agent({ keepAlive: true, maxSockets }), 'https:': new https.Agent({ keepAlive: true, maxSockets }) };
+  return new WebhookConnections(maxSockets);
 }
 
 const defaultAgents = senderAgents(64);
-
-/** Connects to the checked address, whatever a second DNS answer would say (no rebinding). */
-function pinnedLookup(address: string, family: 4 | 6): LookupFunction {
-  return ((_hostname: string, options: { all?: boolean }, callback: (...args: unknown[]) => void) => {
-    if (options?.all) callback(null, [{ address, family }]);
-    else callback(null, address, family);
-  }) as unknown as LookupFunction;
-}
 
 /** Retry-After as seconds or an HTTP date, in ms from now; null when absent or unreadable. */
 export function retryAfterMsOf(value: string | undefined, now = Date.now()): number | null {
@@ -48,7 +36,7 @@ export function retryAfterMsOf(value: string | undefined, now = Date.now()): num
   return Number.isNaN(at) ? null : Math.max(0, at - now);
 }
 
-/** One POST of `body` to the checked target; never throws. */
+/** One POST of `body` to the checked target, connected to the checked address (no second DNS answer: no rebinding); never throws. */
 export function sendAttempt(
   target: CheckedTarget,
   headers: Record<string, string>,
@@ -56,53 +44,27 @@ export function sendAttempt(
   timeoutMs = ATTEMPT_TIMEOUT_MS,
   agents: SenderAgents = defaultAgents,
 ): Promise<AttemptResult> {
-  return new Promise((resolve) => {
-    let settled = false;
-    const finish = (result: AttemptResult) => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      resolve(result);
-    };
-    const { url } = target;
-    const transport = url.protocol === 'https:' ? https : http;
-    const request = transport.request(
-      {
-        protocol: url.protocol,
-        hostname: url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname,
-        port: url.port || undefined,
-        path: `${url.pathname}${url.search}`,
-        method: 'POST',
-        agent: agents[url.protocol as keyof SenderAgents],
-        lookup: pinnedLookup(target.address, target.family),
-        headers: {
-          ...headers,
-          'content-type': 'application/json',
-          'content-length': String(Buffer.byteLength(body)),
-          'user-agent': USER_AGENT,
-        },
-      },
-      (response) => {
-        const status = response.statusCode ?? null;
-        const retryAfterMs = status === 429 || status === 503 ? retryAfterMsOf(response.headers['retry-after']) : null;
-        // The receiver's body is not needed: read it away (bounded) so the connection can be reused.
-        let received = 0;
-        response.on('data', (chunk: Buffer) => {
-          received += chunk.length;
-          if (received > 64 * 1024) response.destroy();
-        });
-        response.on('end', () => finish({ status, error: null, retryAfterMs }));
-        response.on('close', () => finish({ status, error: null, retryAfterMs }));
-        response.on('error', () => finish({ status, error: null, retryAfterMs }));
-      },
-    );
-    const timer = setTimeout(() => {
-      finish({ status: null, error: `no answer within ${timeoutMs / 1000} s`, retryAfterMs: null });
-      request.destroy();
-    }, timeoutMs);
-    request.on('error', (error: NodeJS.ErrnoException) => finish({ status: null, error: describe(error), retryAfterMs: null }));
-    request.end(body);
-  });
+  const { url } = target;
+  const host = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
+  // One write: the head (our own values only: the path as the URL parser encoded it, the Host of
+  // the URL as node would write it, the signature headers) and the body.
+  let head = `POST ${url.pathname}${url.search} HTTP/1.1\r\nhost: ${url.host}\r\n`;
+  for (const name in headers) head += `${name}: ${headers[name]}\r\n`;
+  head += `content-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nuser-agent: ${USER_AGENT}\r\nconnection: keep-alive\r\n\r\n`;
+  const request = Buffer.from(head + body, 'utf8');
+  const port = url.port ? Number(url.port) : url.protocol === 'https:' ? 443 : 80;
+  const servername = url.protocol === 'https:' && isIP(host) === 0 ? host : null;
+  return agents.send({ protocol: url.protocol, address: target.address, port, servername }, request, timeoutMs).then(
+    ({ status, headers: answered }) => ({
+      status,
+      error: null,
+      retryAfterMs: status === 429 || status === 503 ? retryAfterMsOf(answered['retry-after']) : null,
+    }),
+    (error: NodeJS.ErrnoException) =>
+      error instanceof AttemptTimeout
+        ? { status: null, error: `no answer within ${timeoutMs / 1000} s`, retryAfterMs: null }
+        : { status: null, error: describe(error), retryAfterMs: null },
+  );
 }
 
 /** An error as a short, secret-free line for the deliveries log. */

@@ -85,8 +85,7 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
     // is still there (if not, their leases end and another instance makes them again).
     await Promise.race([Promise.allSettled([...this.attempts]), new Promise((r) => setTimeout(r, 5000).unref())]);
     await this.flush();
-    this.agents['http:'].destroy();
-    this.agents['https:'].destroy();
+    this.agents.destroy();
   }
 
   /**

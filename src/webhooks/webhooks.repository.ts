@@ -245,10 +245,10 @@ export class WebhooksRepository {
   /**
    * Records a batch of attempts in one statement (WEBHOOK_COMPLETE), each only where its lease is
    * still the one it was taken with (a lease taken over is the taker's to record); a delivered one
-   * also ends its webhook's failing streak. Returns the ids of the deliveries recorded.
+   * also ends its webhook's failing streak. Returns how many were recorded.
    */
-  async complete(outcomes: AttemptOutcome[]): Promise<string[]> {
-    if (outcomes.length === 0) return [];
+  async complete(outcomes: AttemptOutcome[]): Promise<number> {
+    if (outcomes.length === 0) return 0;
     const rows = await this.database.run(WEBHOOK_COMPLETE, [
       outcomes.map((o) => o.id),
       outcomes.map((o) => o.leaseToken),
@@ -258,7 +258,7 @@ export class WebhooksRepository {
       outcomes.map((o) => o.status),
       outcomes.map((o) => o.error),
     ]);
-    return rows.map((row) => row.id);
+    return rows[0]?.recorded ?? 0;
   }
 
   /** After failed attempts: a failure starts a failing streak, and ends the webhook after `disableAfterSeconds` (a success ends the streak: WEBHOOK_COMPLETE). */

@@ -98,7 +98,7 @@ export const WEBHOOK_FAN_OUT = defineStatement<{ read: number; inserted: number 
           CASE WHEN leased THEN now() + make_interval(secs => $7::int) ELSE now() END,
           CASE WHEN leased THEN $6::text END, CASE WHEN leased THEN now() END, CASE WHEN leased THEN $5::text END
         FROM taken
-        ON CONFLICT (webhook_id, event_seq) DO NOTHING
+        ON CONFLICT (webhook_id, position, seq) DO NOTHING
         RETURNING id, webhook_id, seq, attempt_count, lease_token
       ), last AS (
         SELECT DISTINCT ON (webhook_id) webhook_id, position, seq FROM page ORDER BY webhook_id, position DESC, seq DESC
@@ -158,9 +158,9 @@ export const WEBHOOK_CLAIM = defineStatement<ClaimRow>({
  * $3 states (pending: a retry after $4 ms; delivered; failed), $5 when the attempt began, $6 HTTP
  * status, $7 error. A delivered attempt also ends its webhook's failing streak (failing_since), in
  * the same statement: the common case, a webhook that is not failing, writes nothing there.
- * Returns the ids recorded.
+ * Returns how many were recorded (one row: not a row per attempt to send and parse).
  */
-export const WEBHOOK_COMPLETE = defineStatement<{ id: string }>({
+export const WEBHOOK_COMPLETE = defineStatement<{ recorded: number }>({
   name: 'webhooks.complete',
   text: `WITH done AS (
         UPDATE webhook_deliveries d SET
@@ -176,8 +176,8 @@ export const WEBHOOK_COMPLETE = defineStatement<{ id: string }>({
         UPDATE webhooks SET failing_since = NULL
         WHERE id IN (SELECT webhook_id FROM done WHERE state = 'delivered') AND failing_since IS NOT NULL
       )
-      SELECT id::text AS id FROM done`,
-  columns: ['id'],
+      SELECT count(*)::int AS recorded FROM done`,
+  columns: ['recorded'],
   sample: () => [[], [], [], [], [], [], []],
 });
 
