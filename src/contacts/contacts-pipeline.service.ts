@@ -148,8 +148,11 @@ export class ContactsPipelineService {
     return this.contacts.readRuleContext(tx, organizationId, emails, listIds, hashEmail);
   }
 
-  /** One statement whatever the batch size, the events and the answer included. */
-  private async write(
+  /**
+   * One statement whatever the batch size, the events and the answer included. Not an async
+   * function, as writeChanges: nothing but the statement's values stays alive while it runs.
+   */
+  private write(
     tx: SqlClient,
     organizationId: string,
     plans: Array<ContactFailure | PlannedChange>,
@@ -161,7 +164,7 @@ export class ContactsPipelineService {
     const updates = plans.filter((plan): plan is PlannedUpdate => plan.outcome === 'updated');
     const idOf = (plan: PlannedCreate) => createdIds.get(plan.email) as string;
 
-    const inserted = await this.contacts.writeChanges(tx, organizationId, {
+    const written = this.contacts.writeChanges(tx, organizationId, {
       creates: creates.map((plan) => ({ id: idOf(plan), email: plan.email, standard: plan.standard, custom: plan.custom })),
       updates: updates.map((plan) => ({ id: plan.contactId, email: plan.email, standard: plan.standard, custom: plan.custom })),
       memberships: [
@@ -173,8 +176,11 @@ export class ContactsPipelineService {
       events: contactEvents(organizationId, plans, createdIds, context),
       eventsAt: context.now,
     }, stored);
-    // The email locks make this unreachable unless a writer bypasses them; then start over.
-    if (inserted < creates.length) throw new ConcurrentInsertConflict('A contact was inserted concurrently');
+    const expected = creates.length;
+    return written.then((inserted) => {
+      // The email locks make this unreachable unless a writer bypasses them; then start over.
+      if (inserted < expected) throw new ConcurrentInsertConflict('A contact was inserted concurrently');
+    });
   }
 }
 

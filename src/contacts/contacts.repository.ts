@@ -151,7 +151,7 @@ export class ContactsRepository {
    * is reported (by the count) instead of failing the statement, and the memberships of a contact
    * that was not inserted are left out.
    */
-  async writeChanges(
+  writeChanges(
     tx: SqlClient,
     organizationId: string,
     changes: {
@@ -164,31 +164,39 @@ export class ContactsRepository {
     },
     stored: AnswerWrite,
   ): Promise<number> {
-    const created = columnsOf(changes.creates);
-    const updated = columnsOf(changes.updates);
-    const memberships = changes.memberships;
-    // In the order of the statement's parameters (contacts.statements.ts).
-    const values = [
-      organizationId,
-      created.ids,
-      created.emails,
-      ...created.standard,
-      created.custom,
-      updated.ids,
-      ...updated.standard,
-      updated.custom,
-      memberships.map((m) => m.contactId),
-      memberships.map((m) => m.listId),
-      memberships.map((m) => m.newContact),
-      memberships.map((m) => m.email),
-      ...eventInsertValues(stored.requestId, changes.eventsAt, changes.events),
-    ];
-    const [row] = await runIn(tx, WRITE_CONTACTS_AND_ANSWER, [
-      ...values,
-      ...storedResponseValues(organizationId, stored.requestId, stored.answer, stored.clientRequestId),
-    ]);
-    return row.inserted;
+    // Not an async function: a suspended one would keep `changes` (every event's text, the rows)
+    // alive until the statement returns, to be copied by each scavenge meanwhile; only the
+    // statement's values are held (by the pg client) while it runs.
+    const values = writeValues(organizationId, changes, stored);
+    return runIn(tx, WRITE_CONTACTS_AND_ANSWER, values).then(([row]) => row.inserted);
   }
+}
+
+/** The values of WRITE_CONTACTS_AND_ANSWER, in the order of its parameters (contacts.statements.ts). */
+function writeValues(
+  organizationId: string,
+  changes: Parameters<ContactsRepository['writeChanges']>[2],
+  stored: AnswerWrite,
+): unknown[] {
+  const created = columnsOf(changes.creates);
+  const updated = columnsOf(changes.updates);
+  const memberships = changes.memberships;
+  return [
+    organizationId,
+    created.ids,
+    created.emails,
+    ...created.standard,
+    created.custom,
+    updated.ids,
+    ...updated.standard,
+    updated.custom,
+    memberships.map((m) => m.contactId),
+    memberships.map((m) => m.listId),
+    memberships.map((m) => m.newContact),
+    memberships.map((m) => m.email),
+    ...eventInsertValues(stored.requestId, changes.eventsAt, changes.events),
+    ...storedResponseValues(organizationId, stored.requestId, stored.answer, stored.clientRequestId),
+  ];
 }
 
 export interface MembershipWrite {

@@ -136,6 +136,37 @@ describe('contacts pipeline: set-based and atomic', () => {
       expect(await snapshot(c.org.id)).toEqual(before);
     });
 
+    it('a create the write statement did not insert is retried, then answered 500 with nothing of the batch written', async () => {
+      // A row skipped under the statement (a trigger returning NULL) is what a writer bypassing the
+      // email locks would cause: inserted < creates, ConcurrentInsertConflict, the whole transaction again.
+      await app.t.prisma.$executeRawUnsafe(`
+        CREATE FUNCTION skip_vanishing_contact() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+          IF NEW.email LIKE 'vanishing%' THEN RETURN NULL; END IF;
+          RETURN NEW;
+        END $$`);
+      await app.t.prisma.$executeRawUnsafe(
+        `CREATE TRIGGER skip_vanishing_contact BEFORE INSERT ON contacts FOR EACH ROW EXECUTE FUNCTION skip_vanishing_contact()`,
+      );
+      try {
+        const c = await Org.withList(app.t);
+        const before = await snapshot(c.org.id);
+        const res = await c.org.postBatch({
+          contacts: [
+            { email: 'fresh@example.com', listIds: [c.list] },
+            { email: 'vanishing@example.com', listIds: [c.list] },
+          ],
+        });
+        expect(res.status).toBe(500);
+        expect(await snapshot(c.org.id)).toEqual(before);
+        expect(await app.t.prisma.event.count({ where: { organizationId: c.org.id } })).toBe(0);
+        expect(await app.t.prisma.storedResponse.count({ where: { organizationId: c.org.id } })).toBe(0);
+      } finally {
+        await app.t.prisma.$executeRawUnsafe(`DROP TRIGGER skip_vanishing_contact ON contacts`);
+        await app.t.prisma.$executeRawUnsafe(`DROP FUNCTION skip_vanishing_contact()`);
+      }
+    });
+
     it('rolls back created and updated contacts when the membership insert fails', async () => {
       const c = await Org.withList(app.t);
       const poison = await app.t.prisma.list.create({ data: { organizationId: c.org.id, name: 'Poison' } });
