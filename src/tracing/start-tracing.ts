@@ -22,6 +22,7 @@ import {
   type TimedEvent,
 } from '@opentelemetry/sdk-trace-node';
 import { loggablePath, maskSecrets } from '../logging/logging';
+import { boundedMemo } from '../common/bounded-memo';
 import { EdgeIdGenerator, requestLogFields, traceRequests } from './request-edge';
 import type { SamplerName, TracingSettings } from './tracing-settings';
 import { setActiveTracing } from './tracing-state';
@@ -312,17 +313,7 @@ function maskAttributes(attributes: Attributes): Attributes {
  * Statement texts are few and repeat in every trace (parameters are never in them): each is
  * masked once, not once per span. Bounded: a flood of distinct texts only empties it.
  */
-const maskedStatements = new Map<string, string>();
-
-function maskedStatement(text: string): string {
-  let masked = maskedStatements.get(text);
-  if (masked === undefined) {
-    masked = maskSecrets(text);
-    if (maskedStatements.size >= 1000) maskedStatements.clear();
-    maskedStatements.set(text, masked);
-  }
-  return masked;
-}
+const maskedStatement = boundedMemo(1000, maskSecrets);
 
 function maskUrl(value: string): string {
   const origin = /^[a-z]+:\/\/[^/]+/i.exec(value)?.[0] ?? '';

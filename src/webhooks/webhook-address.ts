@@ -1,5 +1,6 @@
 import { lookup } from 'node:dns/promises';
 import { BlockList, isIP } from 'node:net';
+import { boundedMemo } from '../common/bounded-memo';
 
 /**
  * Where a webhook may be delivered (contract 14, "URLs"; docs/events.md, "Webhooks"): `https`
@@ -112,26 +113,17 @@ export interface TargetPolicy {
 /**
  * Each webhook URL parsed once (every attempt of a webhook checks the same string; parsing it twice
  * per attempt was a few µs): syntax only, the same answer every time. No address is kept: the host
- * is resolved and checked again on every attempt. Bounded: past this many URLs it starts over.
+ * is resolved and checked again on every attempt.
  */
-const URLS_KEPT = 1000;
-const parsedUrls = new Map<string, { url: URL; host: string; literal: number } | null>();
-
-function parsed(value: string): { url: URL; host: string; literal: number } | null {
-  let entry = parsedUrls.get(value);
-  if (entry === undefined) {
-    try {
-      const url = new URL(value);
-      const host = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
-      entry = { url, host, literal: isIP(host) };
-    } catch {
-      entry = null;
-    }
-    if (parsedUrls.size >= URLS_KEPT) parsedUrls.clear();
-    parsedUrls.set(value, entry);
+const parsed = boundedMemo(1000, (value: string): { url: URL; host: string; literal: number } | null => {
+  try {
+    const url = new URL(value);
+    const host = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
+    return { url, host, literal: isIP(host) };
+  } catch {
+    return null;
   }
-  return entry;
-}
+});
 
 /** The URL's syntax alone (no DNS): a message saying what is wrong, or null. */
 export function urlProblem(value: string, allowInsecure: boolean): string | null {

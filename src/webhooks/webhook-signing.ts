@@ -1,4 +1,5 @@
 import { createHmac, createSecretKey, type KeyObject, randomBytes } from 'node:crypto';
+import { boundedMemo } from '../common/bounded-memo';
 
 /**
  * Signing by the Standard Webhooks specification (https://www.standardwebhooks.com): the secret is
@@ -13,22 +14,12 @@ export function newWebhookSecret(): string {
 
 /**
  * The HMAC key of each secret in use, decoded once (every attempt of a webhook signs with the same
- * secret: decoding it and wrapping it in a key object per attempt was a few µs each). Bounded: a
- * process signing for more secrets than this starts over. A rotated secret is a new string, so the
+ * secret: decoding it and wrapping it in a key object per attempt was a few µs each). A rotated secret is a new string, so the
  * old one is never used to sign again (it only stays here until the next start-over).
  */
-const KEYS_KEPT = 1000;
-const keys = new Map<string, KeyObject>();
-
-function keyOf(secret: string): KeyObject {
-  let key = keys.get(secret);
-  if (!key) {
-    if (keys.size >= KEYS_KEPT) keys.clear();
-    key = createSecretKey(Buffer.from(secret.startsWith(SECRET_PREFIX) ? secret.slice(SECRET_PREFIX.length) : secret, 'base64'));
-    keys.set(secret, key);
-  }
-  return key;
-}
+const keyOf = boundedMemo(1000, (secret: string): KeyObject =>
+  createSecretKey(Buffer.from(secret.startsWith(SECRET_PREFIX) ? secret.slice(SECRET_PREFIX.length) : secret, 'base64')),
+);
 
 export function signatureOf(secret: string, id: string, timestampSeconds: number, body: string): string {
   return 'v1,' + createHmac('sha256', keyOf(secret)).update(`${id}.${timestampSeconds}.${body}`).digest('base64');
