@@ -98,6 +98,8 @@ export function isPublicAddress(address: string): boolean {
 /** A URL that may be delivered to, and the one address the attempt connects to. */
 export interface CheckedTarget {
   url: URL;
+  /** The name TLS verifies the certificate against: the URL's host, or null for http and an IP-literal host. */
+  servername: string | null;
   address: string;
   family: 4 | 6;
 }
@@ -157,5 +159,5 @@ export async function checkTarget(value: string, policy: TargetPolicy): Promise<
   if (!policy.allowInsecure && addresses.some(({ address }) => !isPublicAddress(address))) {
     throw new TargetRefused('url host resolves to a non-public address');
   }
-  return { url, ...addresses[0] };
+  return { url, servername: url.protocol === 'https:' && !literal ? host : null, ...addresses[0] };
 }

@@ -1,4 +1,3 @@
-import { isIP } from 'node:net';
 import type { CheckedTarget } from './webhook-address';
 import { AttemptTimeout, WebhookConnections } from './webhook-http';
 
@@ -45,7 +44,6 @@ export function sendAttempt(
   agents: SenderAgents = defaultAgents,
 ): Promise<AttemptResult> {
   const { url } = target;
-  const host = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
   // One write: the head (our own values only: the path as the URL parser encoded it, the Host of
   // the URL as node would write it, the signature headers) and the body.
   let head = `POST ${url.pathname}${url.search} HTTP/1.1\r\nhost: ${url.host}\r\n`;
@@ -53,8 +51,7 @@ export function sendAttempt(
   head += `content-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nuser-agent: ${USER_AGENT}\r\nconnection: keep-alive\r\n\r\n`;
   const request = Buffer.from(head + body, 'utf8');
   const port = url.port ? Number(url.port) : url.protocol === 'https:' ? 443 : 80;
-  const servername = url.protocol === 'https:' && isIP(host) === 0 ? host : null;
-  return agents.send({ protocol: url.protocol, address: target.address, port, servername }, request, timeoutMs).then(
+  return agents.send({ protocol: url.protocol, address: target.address, port, servername: target.servername }, request, timeoutMs).then(
     ({ status, headers: answered }) => ({
       status,
       error: null,
