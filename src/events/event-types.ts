@@ -4,6 +4,7 @@
  * them in the transaction of the change (EventsRepository.record, or the contacts write statement);
  * docs/events.md describes them for callers.
  */
+import { randomUUID } from 'node:crypto';
 import type { CustomFieldView } from '../custom-fields/dto/fields-response.dto';
 import type { ListView } from '../lists/lists.repository';
 import type { SuppressionReason } from '../generated/prisma/enums';
@@ -97,6 +98,16 @@ export function renderEvent(uuid: string, occurredAt: string, requestId: string 
   // Byte for byte JSON.stringify({ id, type, occurredAt, requestId, data }): the id (`evt_` + hex),
   // the type (EVENT_TYPES) and the time (toISOString) need no escaping. One object less per event.
   return `{"id":"${publicEventId(uuid)}","type":"${type}","occurredAt":"${occurredAt}","requestId":${requestId === null ? 'null' : JSON.stringify(requestId)},"data":${JSON.stringify(data)}}`;
+}
+
+/**
+ * A new event's id and stored text, made when it is written: a random v4 UUID made here (not a
+ * column default), so that the text and the row's id agree. Both writers use it: the POST
+ * pipeline's statement (eventInsertValues) and Prisma Client's (EventsRepository, toEventRow).
+ */
+export function newEventText(event: NewEvent, occurredAt: string, requestId: string | null): { id: string; body: string } {
+  const id = randomUUID();
+  return { id, body: renderEvent(id, occurredAt, requestId, event.type, event.data) };
 }
 
 /** The UUID of a public event id (`evt_` + 32 hex digits), or undefined when it is not one. */

@@ -1,11 +1,10 @@
-import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { PrismaService } from '../database/prisma.service';
 import { runInPrisma } from '../database/statements';
 import type { Prisma } from '../generated/prisma/client';
 import { redactEventText } from './event-redaction';
 import { EVENTS_OF_ADDRESS_FOR_UPDATE, WRITE_REDACTED_EVENTS } from './event-redaction.statements';
-import { renderEvent, type NewEvent } from './event-types';
+import { newEventText, type NewEvent } from './event-types';
 
 /**
  * The events' tables. Writing: `record` in the caller's transaction, so an event exists exactly
@@ -87,12 +86,12 @@ export class EventsRepository {
 }
 
 /**
- * The row of a new event made at `at`, with its JSON text (`body`, renderEvent): the id is a random
- * v4 UUID made here, so that the text and the columns agree; seq and xid come from the database.
+ * The row of a new event made at `at`, with its id and JSON text (newEventText); seq and xid come
+ * from the database.
  */
 export function toEventRow(event: NewEvent, at: Date): Prisma.EventCreateManyInput {
-  const id = randomUUID();
   const requestId = event.requestId ?? null;
+  const { id, body } = newEventText(event, at.toISOString(), requestId);
   return {
     id,
     organizationId: event.organizationId,
@@ -101,6 +100,6 @@ export function toEventRow(event: NewEvent, at: Date): Prisma.EventCreateManyInp
     occurredAt: at,
     contactId: event.contactId ?? null,
     email: event.email ?? null,
-    body: renderEvent(id, at.toISOString(), requestId, event.type, event.data),
+    body,
   };
 }

@@ -1,6 +1,5 @@
 import type { SqlParams } from '../database/sql-params';
-import { randomUUID } from 'node:crypto';
-import { renderEvent, type NewEvent } from './event-types';
+import { newEventText, type NewEvent } from './event-types';
 import { defineStatement } from '../database/statements';
 
 /** SQL of an event's public id (`evt_` + its UUID's 32 hex digits, as publicEventId in event-types.ts) from its uuid column. */
@@ -67,15 +66,15 @@ export function eventsInsert(p: SqlParams, organization: string): string {
  */
 export function eventInsertValues(requestId: string | null, occurredAt: Date, events: readonly NewEvent[]): unknown[] {
   const at = occurredAt.toISOString();
-  const ids = events.map(() => randomUUID());
+  const texts = events.map((event) => newEventText(event, at, requestId));
   return [
     requestId,
     at,
-    ids,
+    texts.map((text) => text.id),
     events.map((event) => event.type),
     events.map((event) => event.contactId ?? null),
     events.map((event) => event.email ?? null),
-    events.map((event, i) => renderEvent(ids[i], at, requestId, event.type, event.data)).join('\n'),
+    texts.map((text) => text.body).join('\n'),
   ];
 }
 
