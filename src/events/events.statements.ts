@@ -9,21 +9,6 @@ export const publicEventIdSql = (uuid: string): string => `'evt_' || replace(${u
 export const isoTimeSql = (time: string): string => `to_char(${time} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
 /**
- * SQL of an event (alias `e` of events) as JSON text, its `data` being the SQL `data` (json or jsonb):
- * what renderEvent (event-types.ts) writes around `data`. No statement of the service uses it any
- * more: every stored text is the service's (renderEvent; erasure redacts in the service,
- * event-redaction.ts). Kept for test/events/event-json-sql.e2e-spec.ts, which shows what migration
- * 20261124190400_event_body_feed4 wrote for the events it found (the same SQL, inlined there) and
- * why erasure stopped rendering in SQL: from jsonb `data`, PostgreSQL's text differs (a space after
- * every `:` and `,`, jsonb's key order, numbers in full). `id` (`evt_…`), `occurredAt` (as
- * toISOString) and `type` need no escaping; `requestId` and `data` are escaped by PostgreSQL's JSON output.
- */
-export const eventJsonSql = (e: string, data: string): string =>
-  `'{"id":"' || ${publicEventIdSql(`${e}.id`)} || '","type":"' || ${e}.type
-           || '","occurredAt":"' || ${isoTimeSql(`${e}.occurred_at`)}
-           || '","requestId":' || coalesce(to_json(${e}.request_id)::text, 'null') || ',"data":' || (${data})::text || '}'`;
-
-/**
  * The INSERT of a request's events, its placeholders numbered by `p` in the order of
  * `eventInsertValues`: a CTE of the contacts write statement (contacts.statements.ts), so the POST
  * pipeline writes its events in the statement that writes its contacts (no extra round trip).

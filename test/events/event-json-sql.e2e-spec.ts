@@ -1,5 +1,5 @@
 import { EventsRepository } from '../../src/events/events.repository';
-import { eventJsonSql } from '../../src/events/events.statements';
+import { isoTimeSql, publicEventIdSql } from '../../src/events/events.statements';
 import { renderEvent, type EventContact, type EventData, type NewEvent } from '../../src/events/event-types';
 import { createOrganization } from '../utils/fixtures';
 import { useTestApp } from '../utils/test-app';
@@ -13,6 +13,19 @@ import { useTestApp } from '../utils/test-app';
  * numbers in full. That is why erasure no longer renders in SQL: a redacted event's text is what
  * renderEvent writes for the redacted event, byte for byte (the last test).
  */
+/**
+ * SQL of an event (alias `e` of events) as JSON text, its `data` being the SQL `data` (json or
+ * jsonb): what the feed rendered before events stored their text, what migration
+ * 20261124190400_event_body_feed4 wrote for the events it found (the same SQL, inlined there).
+ * No statement of the service uses it: every stored text is renderEvent's. `id` (`evt_…`),
+ * `occurredAt` (as toISOString) and `type` need no escaping; `requestId` and `data` are escaped by
+ * PostgreSQL's JSON output.
+ */
+const eventJsonSql = (e: string, data: string): string =>
+  `'{"id":"' || ${publicEventIdSql(`${e}.id`)} || '","type":"' || ${e}.type
+           || '","occurredAt":"' || ${isoTimeSql(`${e}.occurred_at`)}
+           || '","requestId":' || coalesce(to_json(${e}.request_id)::text, 'null') || ',"data":' || (${data})::text || '}'`;
+
 describe('eventJsonSql and renderEvent', () => {
   const app = useTestApp({ WEBHOOK_DELIVERY: 'false' });
 
