@@ -27,14 +27,15 @@ export class EventsService {
    */
   async page(organizationId: string, query: FeedQuery): Promise<FeedPage> {
     const page = await this.feed.page(organizationId, query.after, query.limit, query.types);
-    const expired = page.pruned !== null && isBefore(query.after, page.pruned);
+    const pruned = page.pruned;
+    const expired = pruned !== null && isBefore(query.after, pruned);
     if (query.resumed && expired) {
       throw new RequestError(RequestErrorCode.CURSOR_EXPIRED, 'Events after this cursor are past the retention period: start again without after');
     }
     // Without after the feed starts at the oldest kept event, i.e. at the retention boundary: an
     // empty page answers that boundary, never the very start, which the next call would refuse
     // with 410 (contract section 16: the cursor yields what committed since).
-    const start = expired && page.pruned ? page.pruned : query.after;
+    const start = expired ? pruned : query.after;
     return { chunks: page.chunks, nextCursor: encodeFeedCursor(page.last ?? start) };
   }
 }
