@@ -154,14 +154,7 @@ export class ContactsRepository {
   writeChanges(
     tx: SqlClient,
     organizationId: string,
-    changes: {
-      creates: ContactRowWrite[];
-      updates: ContactRowWrite[];
-      memberships: MembershipWrite[];
-      events: readonly NewEvent[];
-      /** The transaction's now() (WriteContext.now): the events' occurredAt, as the rows' createdAt/updatedAt. */
-      eventsAt: Date;
-    },
+    changes: ContactChanges,
     stored: AnswerWrite,
   ): Promise<number> {
     // Not an async function: a suspended one would keep `changes` (every event's text, the rows)
@@ -175,7 +168,7 @@ export class ContactsRepository {
 /** The values of WRITE_CONTACTS_AND_ANSWER, in the order of its parameters (contacts.statements.ts). */
 function writeValues(
   organizationId: string,
-  changes: Parameters<ContactsRepository['writeChanges']>[2],
+  changes: ContactChanges,
   stored: AnswerWrite,
 ): unknown[] {
   const created = columnsOf(changes.creates);
@@ -197,6 +190,16 @@ function writeValues(
     ...eventInsertValues(stored.requestId, changes.eventsAt, changes.events),
     ...storedResponseValues(organizationId, stored.requestId, stored.answer, stored.clientRequestId),
   ];
+}
+
+/** What one POST writes (WRITE_CONTACTS_AND_ANSWER): its contacts, memberships and events. */
+export interface ContactChanges {
+  creates: ContactRowWrite[];
+  updates: ContactRowWrite[];
+  memberships: MembershipWrite[];
+  events: readonly NewEvent[];
+  /** The transaction's now() (WriteContext.now): the events' occurredAt, as the rows' createdAt/updatedAt. */
+  eventsAt: Date;
 }
 
 export interface MembershipWrite {
