@@ -24,13 +24,13 @@ import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import autocannon from 'autocannon';
 import { PrismaPg } from '@prisma/adapter-pg';
 import { Client, Pool } from 'pg';
+import { startOtlpSink } from './otlp-sink';
 import { executeAdminCommand, parseAdminCommand } from '../src/admin/admin.commands';
 import { databaseUrlOn, ensureDatabase, startEmbeddedPostgres, type EmbeddedDatabase } from '../src/database/embedded-postgres';
 import { applyMigrations } from '../src/database/migrations';
@@ -1148,17 +1148,9 @@ async function tracingComparison(url: string, stats: StatementStats, fx: Fixture
   const ratio = process.env.BENCH_TRACING_RATIO ?? '0.1';
   const rounds = Number(process.env.BENCH_TRACING_ROUNDS ?? 3);
   const names = (process.env.BENCH_ONLY ?? 'singleCreate,batchCreate').split(',').filter(Boolean);
-  const sink = { exports: 0, bytes: 0 };
-  const server = http.createServer((req, res) => {
-    req.on('data', (chunk: Buffer) => (sink.bytes += chunk.length));
-    req.on('end', () => {
-      sink.exports++;
-      res.writeHead(200, { 'content-type': 'application/x-protobuf' }).end();
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { server, port: sinkPort, stats: sink } = await startOtlpSink();
   const traced = await startService(url, {
-    OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${sinkPort}`,
     OTEL_TRACES_SAMPLER: 'parentbased_traceidratio',
     OTEL_TRACES_SAMPLER_ARG: ratio,
   });

@@ -20,9 +20,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { PrismaPg } from '@prisma/adapter-pg';
+import { startOtlpSink } from './otlp-sink';
 import { executeAdminCommand, parseAdminCommand } from '../src/admin/admin.commands';
 import { databaseUrlOn, ensureDatabase } from '../src/database/embedded-postgres';
 import { applyMigrations } from '../src/database/migrations';
@@ -149,16 +149,7 @@ async function main() {
   await ensureDatabase(SERVER, DB);
   await applyMigrations(url);
   const fx = await fixtures(url);
-  const sinkStats = { exports: 0, bytes: 0 };
-  const sink = http.createServer((req, res) => {
-    req.on('data', (c: Buffer) => (sinkStats.bytes += c.length));
-    req.on('end', () => {
-      sinkStats.exports++;
-      res.writeHead(200, { 'content-type': 'application/x-protobuf' }).end();
-    });
-  });
-  await new Promise<void>((r) => sink.listen(0, '127.0.0.1', r));
-  const sinkPort = (sink.address() as AddressInfo).port;
+  const { server: sink, port: sinkPort, stats: sinkStats } = await startOtlpSink();
   const config = JSON.parse(process.env.PROBE_SERVICES ?? '[{"name":"plain"}]') as Array<{ name: string; env?: Record<string, string>; args?: string[]; sampledWarmup?: number }>;
   const svcs: Svc[] = [];
   try {
