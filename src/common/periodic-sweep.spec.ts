@@ -6,7 +6,7 @@ describe('PeriodicSweep', () => {
   afterEach(() => jest.restoreAllMocks());
 
   const sweepOf = (sweep: () => Promise<number>) =>
-    new PeriodicSweep<number>({ everyMs: 1000, logger, failureMessage: 'Sweeping failed', failedResult: -1, sweep });
+    new PeriodicSweep<number>({ everyMs: 1000, firstAfterMs: 100, logger, failureMessage: 'Sweeping failed', failedResult: -1, sweep });
 
   it('joins a sweep in flight instead of starting a second one, and stop() waits for it', async () => {
     let finish!: (deleted: number) => void;

@@ -1,10 +1,17 @@
 import type { Logger } from '@nestjs/common';
 
+/** The usual delay of the first sweep after boot: soon, but after the start's own load has passed. */
+export const FIRST_SWEEP_AFTER_MS = 60 * 1000;
+
 export interface PeriodicSweepOptions<T> {
   /** Ms between sweeps, counted from start(). */
   everyMs: number;
-  /** Ms from start() to an extra first sweep (instances restarted more often than `everyMs` still sweep); none when absent. */
-  firstAfterMs?: number;
+  /**
+   * Ms from start() to an extra first sweep, so that an instance restarted more often than
+   * `everyMs` still sweeps. Required: a sweep that only ran every `everyMs` would never run on such
+   * an instance (FIRST_SWEEP_AFTER_MS unless there is a reason for another delay).
+   */
+  firstAfterMs: number;
   logger: Logger;
   /** Start of the one-line warning a failed sweep logs, e.g. "Sweeping expired events failed". */
   failureMessage: string;
@@ -15,8 +22,8 @@ export interface PeriodicSweepOptions<T> {
 }
 
 /**
- * A background sweep on a timer, for a provider's onApplicationBootstrap/onModuleDestroy. The
- * timers are unref()ed so they never keep the process alive. A sweep that fails (database down)
+ * A background sweep on a timer, for a provider's onApplicationBootstrap/onModuleDestroy: once
+ * `firstAfterMs` after start() and then every `everyMs`. The timers are unref()ed so they never keep the process alive. A sweep that fails (database down)
  * logs one warning line, without a stack, and resolves to `failedResult`: the next tick tries
  * again. A sweep asked for while one runs joins it instead of starting a second one.
  */
@@ -35,7 +42,7 @@ export class PeriodicSweep<T> {
 
   start(): void {
     const { everyMs, firstAfterMs } = this.options;
-    if (firstAfterMs !== undefined) this.firstTimer = setTimeout(() => void this.run(), firstAfterMs).unref();
+    this.firstTimer = setTimeout(() => void this.run(), firstAfterMs).unref();
     this.timer = setInterval(() => void this.run(), everyMs).unref();
   }
 

@@ -1,6 +1,7 @@
 import type { AppConfig } from '../config/app-config';
 import type { EventsRepository } from './events.repository';
-import { EVENT_FIRST_SWEEP_DELAY_MS, EVENT_SWEEP_INTERVAL_MS, EventsSweeper } from './events.sweeper';
+import { FIRST_SWEEP_AFTER_MS } from '../common/periodic-sweep';
+import { EVENT_SWEEP_INTERVAL_MS, EventsSweeper } from './events.sweeper';
 
 /** When the retention sweep runs: once soon after boot, then on the interval (not only after a full interval). */
 describe('EventsSweeper schedule', () => {
@@ -14,12 +15,12 @@ describe('EventsSweeper schedule', () => {
       { EVENT_RETENTION_DAYS: 7 } as AppConfig,
     );
     sweeper.onApplicationBootstrap();
-    await jest.advanceTimersByTimeAsync(EVENT_FIRST_SWEEP_DELAY_MS - 1);
+    await jest.advanceTimersByTimeAsync(FIRST_SWEEP_AFTER_MS - 1);
     expect(deleteExpired).not.toHaveBeenCalled();
     await jest.advanceTimersByTimeAsync(1);
     expect(deleteExpired).toHaveBeenCalledTimes(1);
     expect(deleteExpired).toHaveBeenCalledWith(7, expect.any(Number));
-    await jest.advanceTimersByTimeAsync(EVENT_SWEEP_INTERVAL_MS - EVENT_FIRST_SWEEP_DELAY_MS);
+    await jest.advanceTimersByTimeAsync(EVENT_SWEEP_INTERVAL_MS - FIRST_SWEEP_AFTER_MS);
     expect(deleteExpired).toHaveBeenCalledTimes(2);
     await sweeper.onModuleDestroy();
     await jest.advanceTimersByTimeAsync(EVENT_SWEEP_INTERVAL_MS);

@@ -1,11 +1,9 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
-import { PeriodicSweep } from '../common/periodic-sweep';
+import { FIRST_SWEEP_AFTER_MS, PeriodicSweep } from '../common/periodic-sweep';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
 import { EventsRepository } from './events.repository';
 
 export const EVENT_SWEEP_INTERVAL_MS = 10 * 60 * 1000;
-/** The first sweep, after boot: instances restarted more often than the interval still sweep. */
-export const EVENT_FIRST_SWEEP_DELAY_MS = 60 * 1000;
 /** Transactions' events deleted per statement: a sweep never holds one long transaction. */
 export const EVENT_SWEEP_CHUNK = 500;
 
@@ -19,7 +17,7 @@ export class EventsSweeper implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger('Events');
   private readonly periodic = new PeriodicSweep<number>({
     everyMs: EVENT_SWEEP_INTERVAL_MS,
-    firstAfterMs: EVENT_FIRST_SWEEP_DELAY_MS,
+    firstAfterMs: FIRST_SWEEP_AFTER_MS,
     logger: this.logger,
     failureMessage: 'Sweeping expired events failed',
     failedResult: 0,

@@ -1,12 +1,13 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
-import { PeriodicSweep } from '../common/periodic-sweep';
+import { FIRST_SWEEP_AFTER_MS, PeriodicSweep } from '../common/periodic-sweep';
 import { StoredResponsesRepository } from './stored-responses.repository';
 
 /** Expired answers are never served (the read filters by age); the sweep only reclaims space. */
 export const SWEEP_INTERVAL_MS = 10 * 60 * 1000;
 
 /**
- * Deletes expired stored answers every interval. Every instance sweeps, which is harmless (the
+ * Deletes expired stored answers one minute after boot (so instances restarted more often than the
+ * interval still sweep) and then every interval. Every instance sweeps, which is harmless (the
  * DELETE is idempotent).
  */
 @Injectable()
@@ -14,6 +15,7 @@ export class StoredResponsesSweeper implements OnApplicationBootstrap, OnModuleD
   private readonly logger = new Logger('StoredResponses');
   private readonly periodic = new PeriodicSweep<void>({
     everyMs: SWEEP_INTERVAL_MS,
+    firstAfterMs: FIRST_SWEEP_AFTER_MS,
     logger: this.logger,
     failureMessage: 'Sweeping expired stored responses failed',
     failedResult: undefined,
@@ -34,7 +36,7 @@ export class StoredResponsesSweeper implements OnApplicationBootstrap, OnModuleD
     return this.periodic.run();
   }
 
-  /** Stops the timer and lets a sweep in flight finish before the database closes. */
+  /** Stops the timers and lets a sweep in flight finish before the database closes. */
   onModuleDestroy(): Promise<void> {
     return this.periodic.stop();
   }
