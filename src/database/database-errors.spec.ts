@@ -2,7 +2,7 @@ import { DatabaseError } from 'pg';
 import { RequestError } from '../errors/request-error';
 import { RequestErrorCode } from '../errors/error-codes';
 import { Prisma } from '../generated/prisma/client';
-import { classifyDatabaseError, CommitOutcomeUnknownError, isUnavailable } from './database-errors';
+import { classifyDatabaseError, CommitOutcomeUnknownError, faultCause, faultMessage, isUnavailable, lockWaitTimedOut, serviceUnavailable } from './database-errors';
 
 const withCode = (code: string) => Object.assign(new DatabaseError('could not open file "base/16384/2619": No such file or directory', 0, 'error'), { code });
 
@@ -61,5 +61,31 @@ describe('database error classification: Prisma Client', () => {
     const error = new CommitOutcomeUnknownError(new Error('Connection terminated unexpectedly'));
     expect(isUnavailable(error)).toBe(true);
     expect(classifyDatabaseError(error)).toBe(error);
+  });
+});
+
+describe('the cause of a fault, for the log lines (faultCause, faultMessage)', () => {
+  const known = (code: string, message: string, meta?: Record<string, unknown>) =>
+    new Prisma.PrismaClientKnownRequestError(message, { code, clientVersion: Prisma.prismaVersion.client, meta });
+
+  it("a 503's cause: its socket code or SQLSTATE and the driver's words, not the answer's \"retry later\"", () => {
+    const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
+    expect(faultCause(serviceUnavailable(refused))).toBe('ECONNREFUSED');
+    expect(faultMessage(serviceUnavailable(refused))).toBe('connect ECONNREFUSED 127.0.0.1:5432');
+    const lock = Object.assign(new DatabaseError('canceling statement due to lock timeout', 0, 'error'), { code: '55P03' });
+    expect(faultCause(lockWaitTimedOut(lock))).toBe('55P03');
+    expect(faultMessage(lockWaitTimedOut(lock))).toBe('canceling statement due to lock timeout');
+    expect(faultCause(new Error('Connection terminated unexpectedly'))).toBe('connection terminated');
+    expect(faultCause(new Error('timeout exceeded when trying to connect'))).toBe('pool wait timeout');
+  });
+
+  it("through Prisma's wrapping: the SQLSTATE under a driver-adapter error, Prisma's code only when nothing under it says more", () => {
+    const wrapped = known('P2010', 'Invalid `prisma.$queryRaw()` invocation:\n\n\nRaw query failed. Code: `57P01`.', {
+      driverAdapterError: { name: 'DriverAdapterError', cause: { kind: 'postgres', originalCode: '57P01', originalMessage: 'terminating connection due to administrator command' } },
+    });
+    expect(faultCause(wrapped)).toBe('57P01');
+    expect(faultMessage(wrapped)).toBe('terminating connection due to administrator command');
+    expect(faultCause(known('P1001', "Can't reach database server at 127.0.0.1:5432"))).toBe('P1001');
+    expect(faultMessage(known('P1001', "Can't reach database server\n at 127.0.0.1:5432"))).toBe("Can't reach database server at 127.0.0.1:5432");
   });
 });

@@ -156,17 +156,45 @@ export function classifyDatabaseError(error: unknown, commitInFlight = false): u
 /**
  * The cause of a database fault, for the operator's log line (database/fault-log.ts): the socket
  * error code or SQLSTATE when there is one (ECONNREFUSED, 57P01, 57014, 08006, ...), else what
- * node-postgres' message says (it has no codes for its own time-outs).
+ * node-postgres' message says (it has no codes for its own time-outs). Read through a 503's
+ * RequestError and Prisma's wrapping (the SQLSTATE of a driver-adapter error is in its `cause`);
+ * Prisma's own code (P1001, P2028, ...) only when nothing under it says more.
  */
 export function faultCause(error: unknown): string {
   const cause = error instanceof RequestError && error.cause !== undefined ? error.cause : error;
-  const code = (cause as { code?: unknown } | null)?.code;
-  if (typeof code === 'string' && code !== '') return code;
-  const message = cause instanceof Error ? cause.message : String(cause);
-  if (message.includes('timeout exceeded when trying to connect')) return 'pool wait timeout';
-  if (/connection timeout/i.test(message)) return 'connect timeout';
-  if (message.includes('Query read timeout')) return 'query timeout';
-  if (message.includes('Connection terminated')) return 'connection terminated';
-  if (message.includes('data folder')) return 'data folder gone';
+  const layers = layersOf(cause);
+  for (const layer of layers) {
+    for (const code of [layer.code, layer.originalCode]) {
+      if (typeof code === 'string' && code !== '' && !PRISMA_CODE.test(code)) return code;
+    }
+  }
+  for (const layer of layers.length > 0 ? layers : [{ message: String(cause) }]) {
+    for (const text of [layer.message, layer.originalMessage]) {
+      if (typeof text !== 'string') continue;
+      if (text.includes('timeout exceeded when trying to connect')) return 'pool wait timeout';
+      if (/connection timeout/i.test(text)) return 'connect timeout';
+      if (text.includes('Query read timeout')) return 'query timeout';
+      if (text.includes('Connection terminated')) return 'connection terminated';
+      if (text.includes('data folder')) return 'data folder gone';
+    }
+  }
+  const prismaCode = layers.map((layer) => layer.code).find((code) => typeof code === 'string' && PRISMA_CODE.test(code));
+  if (typeof prismaCode === 'string') return prismaCode;
   return 'unclassified';
+}
+
+const PRISMA_CODE = /^P\d{4}$/;
+
+/**
+ * The driver's message of a fault, on one line, for the line faultCause names the cause of (not a
+ * 503's "retry later", nor Prisma's multi-line "Invalid `prisma.$queryRaw()` invocation" text):
+ * PostgreSQL's or the socket's words (the message, never the `detail` that can quote a row; an
+ * email or key in it is still masked by the logs' last safety net, logging.ts maskSecrets).
+ */
+export function faultMessage(error: unknown): string {
+  const cause = error instanceof RequestError && error.cause !== undefined ? error.cause : error;
+  const original = layersOf(cause).find((layer) => typeof layer.originalMessage === 'string')?.originalMessage;
+  const text = typeof original === 'string' ? original : cause instanceof Error ? cause.message : String(cause);
+  const line = text.replace(/\s+/g, ' ').trim();
+  return line.length > 300 ? `${line.slice(0, 300)}...` : line;
 }

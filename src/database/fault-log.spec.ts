@@ -61,6 +61,31 @@ describe('FaultLog', () => {
     ]);
   });
 
+  it('a headline (what failed) starts the line; headlines are counted apart, each with its own line per cause', () => {
+    const messages: unknown[] = [];
+    jest.spyOn(Logger.prototype, 'warn').mockImplementation((entry: unknown, message?: unknown) => {
+      lines.push(entry as { cause: string; repeats: number });
+      messages.push(message);
+    });
+    const log = new FaultLog(1000, 'Webhooks');
+    log.report('57P01', 'terminating connection due to administrator command', 'Webhook claim failed');
+    log.report('57P01', 'terminating connection due to administrator command', 'Webhook fan-out failed');
+    log.report('57P01', 'terminating connection due to administrator command', 'Webhook claim failed');
+    jest.advanceTimersByTime(1000);
+    expect(messages).toEqual([
+      'Webhook claim failed (57P01): terminating connection due to administrator command',
+      'Webhook fan-out failed (57P01): terminating connection due to administrator command',
+      'Webhook claim failed (57P01): terminating connection due to administrator command',
+    ]);
+    expect(lines).toEqual([
+      { cause: '57P01', repeats: 0 },
+      { cause: '57P01', repeats: 0 },
+      { cause: '57P01', repeats: 0 }, // the second claim failure, when its window closed
+    ]);
+    new FaultLog(1000).report('ECONNREFUSED', 'connect ECONNREFUSED 127.0.0.1:5432');
+    expect(messages.at(-1)).toBe('Database unavailable (ECONNREFUSED): connect ECONNREFUSED 127.0.0.1:5432');
+  });
+
   it("writes outside the reporting request's context, so a cause line carries no request's id", () => {
     // nestjs-pino binds each request's logger (its req.id, trace_id) through AsyncLocalStorage.
     const requestContext = new AsyncLocalStorage<string>();

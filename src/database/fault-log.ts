@@ -5,6 +5,9 @@ import { Logger } from '@nestjs/common';
 export const FAULT_LOG_WINDOW_MS = 1000;
 
 interface CauseState {
+  /** What failed, the start of the line (e.g. "Database unavailable", "Webhook claim failed"). */
+  headline: string;
+  cause: string;
   /** When this cause's last line was written. */
   loggedAt: number;
   /** Occurrences since that line, not logged yet. */
@@ -19,10 +22,12 @@ interface CauseState {
  * expected, and each request's own line already says 503) and `repeats`: each line stands for
  * one occurrence plus `repeats` more of the same cause since its previous line, so the lines of
  * a cause add up (1 + repeats each) to every occurrence. A 10-second outage under load is then about ten lines per
- * cause, not one stack per failed request.
+ * cause, not one stack per failed request. A line starts with its headline ("Database unavailable"
+ * unless the reporter names what failed, as the webhook worker does); headlines are counted apart.
  */
 export class FaultLog {
-  private readonly logger = new Logger('Database');
+  private readonly logger: Logger;
+  /** By headline and cause. */
   private readonly causes = new Map<string, CauseState>();
   /**
    * The context this log was made in (start-up, no request). A cause line stands for occurrences
@@ -33,20 +38,28 @@ export class FaultLog {
    */
   private readonly outsideRequests = new AsyncResource('FaultLog');
 
-  constructor(private readonly windowMs = FAULT_LOG_WINDOW_MS) {}
+  /** `context`: the logger's (Nest's context: the line's `context` field). */
+  constructor(
+    private readonly windowMs = FAULT_LOG_WINDOW_MS,
+    context = 'Database',
+  ) {
+    this.logger = new Logger(context);
+  }
 
-  report(cause: string, message: string): void {
+  /** One occurrence of `cause` (faultCause), with the driver's `message` (faultMessage); `headline`: what failed. */
+  report(cause: string, message: string, headline = 'Database unavailable'): void {
     const now = Date.now();
-    const state = this.causes.get(cause);
+    const key = `${headline}\u0000${cause}`;
+    const state = this.causes.get(key);
     if (!state || (now - state.loggedAt >= this.windowMs && state.repeats === 0)) {
-      this.causes.set(cause, { loggedAt: now, repeats: 0, lastMessage: message });
-      this.write(cause, message, 0);
+      this.causes.set(key, { headline, cause, loggedAt: now, repeats: 0, lastMessage: message });
+      this.write(headline, cause, message, 0);
       return;
     }
     state.repeats++;
     state.lastMessage = message;
     // The repeats are reported when the window closes, so a burst is never silent for long.
-    state.timer ??= setTimeout(() => this.flush(cause), Math.max(0, state.loggedAt + this.windowMs - now)).unref();
+    state.timer ??= setTimeout(() => this.flush(key), Math.max(0, state.loggedAt + this.windowMs - now)).unref();
   }
 
   /**
@@ -54,24 +67,24 @@ export class FaultLog {
    * sooner than a second after its cause's previous one: it says so with `atShutdown: true`.
    */
   flushAll(): void {
-    for (const cause of this.causes.keys()) this.flush(cause, true);
+    for (const key of this.causes.keys()) this.flush(key, true);
   }
 
-  private flush(cause: string, atShutdown = false): void {
-    const state = this.causes.get(cause);
+  private flush(key: string, atShutdown = false): void {
+    const state = this.causes.get(key);
     if (!state) return;
     clearTimeout(state.timer);
     state.timer = undefined;
     if (state.repeats === 0) return;
     // This line stands for the last occurrence and the ones before it since the previous line.
-    this.write(cause, state.lastMessage, state.repeats - 1, atShutdown);
+    this.write(state.headline, state.cause, state.lastMessage, state.repeats - 1, atShutdown);
     state.loggedAt = Date.now();
     state.repeats = 0;
   }
 
-  private write(cause: string, message: string, repeats: number, atShutdown = false): void {
+  private write(headline: string, cause: string, message: string, repeats: number, atShutdown = false): void {
     this.outsideRequests.runInAsyncScope(() =>
-      this.logger.warn({ cause, repeats, ...(atShutdown ? { atShutdown } : {}) }, `Database unavailable (${cause}): ${message}${repeats ? ` (and ${repeats} more since the previous line)` : ''}`),
+      this.logger.warn({ cause, repeats, ...(atShutdown ? { atShutdown } : {}) }, `${headline} (${cause}): ${message}${repeats ? ` (and ${repeats} more since the previous line)` : ''}`),
     );
   }
 }

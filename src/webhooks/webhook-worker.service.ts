@@ -3,6 +3,9 @@ import { hostname } from 'node:os';
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
 import { nextDelayMs } from '../common/retry-delays';
+import { faultCause, faultMessage } from '../database/database-errors';
+import { FaultLog } from '../database/fault-log';
+import { RequestError } from '../errors/request-error';
 import { MetricsService } from '../metrics/metrics.service';
 import { checkTarget, TargetRefused } from './webhook-address';
 import { WebhookAddressPolicy } from './webhook-address.policy';
@@ -42,6 +45,13 @@ const FLUSH_BATCH = 256;
 @Injectable()
 export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger('Webhooks');
+  /**
+   * The loops' failed statements (fan-out, claim, recording outcomes), as the database's fault
+   * lines: naming the cause (ECONNREFUSED, 57P01, 55P03, connect timeout, ...) with the driver's
+   * message, one line per statement and cause per second with `repeats`, no stack. A fault's 503
+   * text ("retry later") said nothing of why.
+   */
+  private readonly faults = new FaultLog(undefined, 'Webhooks');
   private readonly owner = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
   private running = false;
   private loopsDone: Promise<unknown> = Promise.resolve();
@@ -85,6 +95,7 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
     // is still there (if not, their leases end and another instance makes them again).
     await Promise.race([Promise.allSettled([...this.attempts]), new Promise((r) => setTimeout(r, 5000).unref())]);
     await this.flush();
+    this.faults.flushAll();
     this.agents.destroy();
   }
 
@@ -109,7 +120,7 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
         if (inserted > taken.length) this.claimSignal.wake();
         if (read >= page) continue;
       } catch (error) {
-        this.logger.warn(`Webhook fan-out failed: ${(error as Error).message}`);
+        this.failed('Webhook fan-out failed', error);
         await this.fanOutSignal.sleep(1000);
         continue;
       }
@@ -131,7 +142,7 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
             return this.repository.claim(this.owner, randomUUID(), this.config.WEBHOOK_LEASE_SECONDS, free);
           });
         } catch (error) {
-          this.logger.warn(`Webhook claim failed: ${(error as Error).message}`);
+          this.failed('Webhook claim failed', error);
           await this.claimSignal.sleep(1000);
           continue;
         }
@@ -142,6 +153,13 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
       }
       await this.claimSignal.sleep(this.config.WEBHOOK_POLL_MS);
     }
+  }
+
+  /** One failed statement of the loops, to the rate-limited fault lines; anything but a database fault is named by its error's name (TypeError, ...). */
+  private failed(headline: string, error: unknown, note = ''): void {
+    const cause = faultCause(error);
+    const named = cause === 'unclassified' && error instanceof Error && !(error instanceof RequestError) ? error.name : cause;
+    this.faults.report(named, `${faultMessage(error)}${note}`, headline);
   }
 
   private claimWorthIt(): boolean {
@@ -244,7 +262,7 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
         }
       } catch (error) {
         // Not recorded: the leases end and the attempts are made again (at least once).
-        this.logger.warn(`Recording ${batch.length} webhook attempt(s) failed: ${(error as Error).message}`);
+        this.failed('Recording webhook attempts failed', error, ` (${batch.length} attempt(s) not recorded: made again when their leases end)`);
       }
       // A contact's next event, held back while this one was pending, is due now: the next claim
       // (woken by the fan-out or by free slots, else within WEBHOOK_POLL_MS) takes it. Not woken
