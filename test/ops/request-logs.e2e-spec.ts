@@ -159,14 +159,21 @@ describe('request and fault logs of node dist/main.js', () => {
         expect(logged.map((l) => [l.res?.statusCode, l.level])).toEqual([[statuses[i], statuses[i] === 503 ? 40 : 30]]);
       }
       // The causes: at most one line per cause per second, and together they count every failure.
-      const faults = lines.filter((l) => l.cause !== undefined);
+      // Besides the database's lines, the webhook worker's statements (fan-out, claim) have theirs,
+      // in the same form: one per statement and cause per second.
+      const causeLines = lines.filter((l) => l.cause !== undefined);
+      const headlineOf = (l: LogLine) => (l.msg ?? '').slice(0, (l.msg ?? '').indexOf(` (${l.cause}): `));
+      const faults = causeLines.filter((l) => headlineOf(l) === 'Database unavailable');
+      const worker = causeLines.filter((l) => headlineOf(l) !== 'Database unavailable');
+      expect(worker.map(headlineOf).filter((h) => !/^(Webhook fan-out failed|Webhook claim failed|Recording webhook attempts failed)$/.test(h))).toEqual([]);
+      expect(worker.filter((l) => l.cause === 'unclassified')).toEqual([]);
       expect(faults.length).toBeGreaterThan(0);
       expect(faults.length).toBeLessThan(30);
       // A cause line stands for failures of many requests: it carries no one request's id (nor trace).
-      expect(faults.filter((l) => l.req !== undefined)).toEqual([]);
+      expect(causeLines.filter((l) => l.req !== undefined)).toEqual([]);
       const byCause = new Map<string, LogLine[]>();
-      for (const line of faults) byCause.set(line.cause!, [...(byCause.get(line.cause!) ?? []), line]);
-      expect([...byCause.keys()]).toContain('ECONNREFUSED');
+      for (const line of causeLines) byCause.set(`${headlineOf(line)} ${line.cause!}`, [...(byCause.get(`${headlineOf(line)} ${line.cause!}`) ?? []), line]);
+      expect([...byCause.keys()]).toContain('Database unavailable ECONNREFUSED');
       for (const causeLines of byCause.values()) {
         // The shutdown's own line (the repeats counted since the last one, so none goes unreported)
         // may come inside the second: it is marked, and there is at most one, the last.
