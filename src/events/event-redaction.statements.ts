@@ -10,10 +10,13 @@ export interface EventToRedactRow {
 
 /**
  * Erasure (docs/api.md, "Erasing a contact"; contract sections 13 and 16), first of two statements
- * run by EventsRepository.redactEventsOf: every event of organization $1 that still holds the
- * normalized address $2, its text, locked (`FOR UPDATE`) until the erasure's transaction ends. The
+ * run by EventsRepository.redactEventsOf: up to $3 events of organization $1 that still hold the
+ * normalized address $2, their texts, locked (`FOR UPDATE`) until the erasure's transaction ends. The
  * service redacts each text (redactEventText, event-redaction.ts) and writes them back with
- * WRITE_REDACTED_EVENTS.
+ * WRITE_REDACTED_EVENTS, which clears their address: the next round (same transaction) reads the
+ * next ones, until a round reads fewer than $3 (EVENT_REDACTION_CHUNK: an address with tens of
+ * thousands of events is never one statement of tens of megabytes, nor one past the statement
+ * timeout; docs/performance.md, "Erasure").
  *
  * Found through the index on (organization_id, email); never a scan of the organization's events.
  * The events of the erased contacts are among them: every event that names a contact (contact_id)
@@ -26,16 +29,17 @@ export const EVENTS_OF_ADDRESS_FOR_UPDATE = defineStatement<EventToRedactRow>({
   name: 'events.of-address-for-update',
   text: `SELECT seq::text AS seq, body FROM events
       WHERE organization_id = $1 AND email = $2
+      LIMIT $3
       FOR UPDATE`,
   columns: ['seq', 'body'],
-  sample: (organizationId) => [organizationId, ''],
+  sample: (organizationId) => [organizationId, '', 1],
 });
 
 /**
  * Erasure, second statement: writes the redacted texts $3 of the events $2 (seq, as the first
  * statement read them, locked by it) of organization $1 and clears their address (`email` NULL),
- * in ONE set-based statement whatever the number of events (unnest of the two arrays, each event
- * by its key). `redacted`: how many events it wrote (the answer's `eventsRedacted`).
+ * in one set-based statement per round (unnest of the two arrays, each event by its key).
+ * `redacted`: how many events it wrote (summed over the rounds: the answer's `eventsRedacted`).
  *
  * The text is the service's (redactEventText: JSON.stringify's bytes, as renderEvent writes every
  * event), not rendered again by PostgreSQL: jsonb's text would differ from every other event's

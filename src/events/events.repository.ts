@@ -7,6 +7,14 @@ import { EVENTS_OF_ADDRESS_FOR_UPDATE, WRITE_REDACTED_EVENTS } from './event-red
 import { newEventText, type NewEvent } from './event-types';
 
 /**
+ * Events of one address redacted per round of erasure (EventsRepository.redactEventsOf): a few MB
+ * of text each way per statement (~450 B to ~1 kB an event), each statement well inside
+ * DB_STATEMENT_TIMEOUT_MS even on a loaded machine (one UPDATE of 50,000 took 7.9 s at load ~16 on
+ * 2 cores, so about 0.8 s for 5,000); docs/performance.md, "Erasure".
+ */
+export const EVENT_REDACTION_CHUNK = 5000;
+
+/**
  * The events' tables. Writing: `record` in the caller's transaction, so an event exists exactly
  * when its change does (the transactional outbox of contract section 14). The commit position that
  * orders the feed is taken at COMMIT by the database (migration 20261124060000_events,
@@ -68,20 +76,25 @@ export class EventsRepository {
 
   /**
    * Erasure: takes the normalized `email` out of every event of the organization that holds it, in
-   * the caller's transaction `tx`: reads their texts, locked (EVENTS_OF_ADDRESS_FOR_UPDATE), redacts
-   * each here (redactEventText: what renderEvent writes for the redacted event) and writes them back
-   * in one set-based statement (WRITE_REDACTED_EVENTS); event-redaction.statements.ts. Two round
-   * trips, one when the address has no event left. Returns how many events were redacted.
+   * the caller's transaction `tx`, EVENT_REDACTION_CHUNK events a round: reads their texts, locked
+   * (EVENTS_OF_ADDRESS_FOR_UPDATE), redacts each here (redactEventText: what renderEvent writes for
+   * the redacted event) and writes them back in one set-based statement (WRITE_REDACTED_EVENTS);
+   * event-redaction.statements.ts. Two round trips for an address with fewer events than a chunk
+   * (one when it has none left). Returns how many events were redacted.
    */
-  async redactEventsOf(tx: Prisma.TransactionClient, organizationId: string, email: string): Promise<number> {
-    const events = await runInPrisma(tx, EVENTS_OF_ADDRESS_FOR_UPDATE, [organizationId, email]);
-    if (events.length === 0) return 0;
-    const [row] = await runInPrisma(tx, WRITE_REDACTED_EVENTS, [
-      organizationId,
-      events.map((event) => event.seq),
-      events.map((event) => redactEventText(event.body)),
-    ]);
-    return row.redacted;
+  async redactEventsOf(tx: Prisma.TransactionClient, organizationId: string, email: string, chunk = EVENT_REDACTION_CHUNK): Promise<number> {
+    let redacted = 0;
+    for (;;) {
+      const events = await runInPrisma(tx, EVENTS_OF_ADDRESS_FOR_UPDATE, [organizationId, email, chunk]);
+      if (events.length === 0) return redacted;
+      const [row] = await runInPrisma(tx, WRITE_REDACTED_EVENTS, [
+        organizationId,
+        events.map((event) => event.seq),
+        events.map((event) => redactEventText(event.body)),
+      ]);
+      redacted += row.redacted;
+      if (events.length < chunk) return redacted;
+    }
   }
 }
 
