@@ -26,6 +26,14 @@ const FAN_OUT_MIN_PAGE = 64;
 const FLUSH_DELAY_MS = 100;
 /** ...or at once when this many are waiting. */
 const FLUSH_BATCH = 256;
+/**
+ * How long this instance sends nothing more to a webhook whose receiver answered 410, without
+ * asking the database: the disable is written with the attempt's outcome (up to FLUSH_DELAY_MS
+ * later, and longer when the database is slow), and until then the fan-out and the claim still see
+ * the webhook enabled and take its next events. Those are left pending under their lease (the claim
+ * skips a disabled webhook; re-enabled, they are made when the lease ends).
+ */
+const GONE_MEMORY_MS = 10_000;
 
 /**
  * Makes this instance's share of webhook attempts (docs/events.md, "Webhooks"). Every instance runs
@@ -68,6 +76,8 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
   /** The last claim took as many as it asked for: more may be due as soon as slots free up. */
   private moreDue = false;
   private readonly agents: SenderAgents;
+  /** Webhooks whose receiver answered 410 here, until when nothing more is sent to them (GONE_MEMORY_MS). */
+  private readonly gone = new Map<string, number>();
 
   constructor(
     private readonly repository: WebhooksRepository,
@@ -206,6 +216,11 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
       this.record(delivery, at, { status: null, error: 'the event is no longer kept (EVENT_RETENTION_DAYS)', retryAfterMs: null }, true);
       return;
     }
+    const goneUntil = this.gone.get(delivery.webhookId);
+    if (goneUntil !== undefined) {
+      if (Date.now() < goneUntil) return; // answered 410 here: disabled, or about to be
+      this.gone.delete(delivery.webhookId);
+    }
     try {
       const target = await checkTarget(delivery.url, this.addresses.policy());
       const { id, body } = delivery.event;
@@ -227,6 +242,7 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
     } else if (result.status === 410) {
       outcome = { ...base, state: 'failed' };
       kind = 'gone';
+      this.gone.set(delivery.webhookId, Date.now() + GONE_MEMORY_MS);
     } else {
       const delay = final ? null : nextDelayMs(delivery.attemptCount, this.config.WEBHOOK_RETRY_DELAYS, result.retryAfterMs);
       outcome = delay === null ? { ...base, state: 'failed' } : { ...base, state: 'pending', delayMs: delay };

@@ -118,6 +118,31 @@ describe('webhook delivery', () => {
     expect(gone.received).toHaveLength(1);
   });
 
+  it('after a 410 the instance sends that webhook nothing more, also events it took before the disable was written', async () => {
+    // The 410's outcome (and with it the disable) is written later than the answer: here held back
+    // 1.5 s by a lock on the delivery's row. Events committed meanwhile are taken by the fan-out
+    // (the webhook is still enabled in the database) but must not be sent.
+    const later: Promise<unknown>[] = [];
+    const gone = await receiver((_hook, i) => {
+      if (i === 0) {
+        later.push(
+          t.prisma.$transaction(async (tx) => {
+            await tx.$executeRaw`SELECT 1 FROM webhook_deliveries WHERE webhook_id = ${hook.id} FOR UPDATE`;
+            for (let n = 0; n < 3; n++) await hook.record([contactEvent(`h${n}`, 1)]);
+            await new Promise((resolve) => setTimeout(resolve, 1500));
+          }, { timeout: 10_000 }),
+        );
+      }
+      return { status: 410 };
+    });
+    const hook = await setup(gone.url);
+    await hook.record([contactEvent('g', 1)]);
+    await waitUntil('disabled', async () => (await hook.call('get', `/api/v2/webhooks/${hook.id}`)).body.webhook.enabled === false);
+    await Promise.all(later);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(gone.received.map((h) => (JSON.parse(h.body) as { data: { contact: { id: string } } }).data.contact.id)).toEqual(['g']);
+  });
+
   it('24 hours without a success disables the webhook', async () => {
     const dead = await receiver(() => ({ status: 500 }));
     const a = await setup(dead.url);
