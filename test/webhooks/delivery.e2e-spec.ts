@@ -201,6 +201,45 @@ describe('the fan-out takes fresh deliveries for their first attempt (worker off
   });
 });
 
+describe('the fan-out waits for attempt slots instead of leaving its page to the claim', () => {
+  let t: TestApp;
+  let r: Receiver;
+  beforeAll(async () => {
+    // 8 slots, a receiver answering after 20 ms; a poll interval long enough that the wait for slots never runs out here.
+    t = await createTestApp({ IP_RATE_LIMIT: '1000000', ORG_RATE_LIMIT: '100000', WEBHOOK_ALLOW_INSECURE: 'true', WEBHOOK_CONCURRENCY: '8', WEBHOOK_POLL_MS: '1500' });
+    r = await startReceiver(() => ({ status: 204, delayMs: 20 }));
+    // Counts the writes of each delivery after its insert (test only: dropped with the test database).
+    await t.prisma.$executeRawUnsafe('CREATE TABLE test_delivery_updates (id bigint NOT NULL)');
+    await t.prisma.$executeRawUnsafe(`
+      CREATE FUNCTION test_count_delivery_update() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN INSERT INTO test_delivery_updates VALUES (NEW.id); RETURN NULL; END $$`);
+    await t.prisma.$executeRawUnsafe(
+      'CREATE TRIGGER test_count_delivery_update AFTER UPDATE ON webhook_deliveries FOR EACH ROW EXECUTE FUNCTION test_count_delivery_update()',
+    );
+  });
+  afterAll(async () => {
+    await r.close();
+    await t.close();
+  });
+
+  it('40 events of one commit with 8 slots: every delivery is inserted leased and written once more, with its outcome', async () => {
+    const org = await Org.create(t);
+    const key = await adminKey(org);
+    const created = await t.http().post('/api/v2/webhooks').set('Authorization', `Bearer ${key}`).set('Content-Type', 'application/json').send({ url: r.url });
+    expect(created.status).toBe(201);
+    const events = Array.from({ length: 40 }, (_, i) => ({ organizationId: org.id, type: 'contact.created', contactId: `k${i}`, email: `k${i}@example.com`, data: { contact: { id: `k${i}` } } }) as unknown as NewEvent);
+    await t.prisma.$transaction((tx) => t.app.get(EventsRepository).record(tx, events));
+    await waitUntil('40 delivered and recorded', async () => {
+      const rows = await t.prisma.$queryRawUnsafe<{ n: number }[]>(`SELECT count(*)::int AS n FROM webhook_deliveries WHERE state = 'delivered'`);
+      return rows[0].n === 40;
+    });
+    expect(r.received).toHaveLength(40);
+    // One update per delivery (its outcome). A page left to the claim is written a third time (the claim's lease).
+    const writes = await t.prisma.$queryRawUnsafe<{ n: number; ids: number }[]>('SELECT count(*)::int AS n, count(DISTINCT id)::int AS ids FROM test_delivery_updates');
+    expect(writes[0]).toEqual({ n: 40, ids: 40 });
+  });
+});
+
 describe('webhook addresses with a hostile resolver (WEBHOOK_ALLOW_INSECURE unset)', () => {
   let t: TestApp;
   let receiver: Receiver;
