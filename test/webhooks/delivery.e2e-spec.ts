@@ -3,6 +3,7 @@
  * with a retry schedule of fractions of a second. Events are written as the write paths write them
  * (EventsRepository.record in a transaction), so these tests do not depend on which path emits what.
  */
+import { Client } from 'pg';
 import { Webhook } from 'standardwebhooks';
 import { EventsRepository } from '../../src/events/events.repository';
 import type { NewEvent } from '../../src/events/event-types';
@@ -198,6 +199,39 @@ describe('the fan-out takes fresh deliveries for their first attempt (worker off
     // What was not taken is the claim's, in order: u1 now, r2 only after r1 is recorded.
     const claimed = await repository.claim('test', 'c', 30, 10);
     expect(claimed.map((d) => (JSON.parse(d.event?.body ?? '{}') as { data: { contact: { id: string } } }).data.contact.id)).toEqual(['u']);
+  });
+
+  it("a round that finds a commit of the organization in progress reads up to the horizon it had, without waiting; the organization's next commits do not queue behind it", async () => {
+    const org = await Org.create(t);
+    const key = await adminKey(org);
+    const created = await t.http().post('/api/v2/webhooks').set('Authorization', `Bearer ${key}`).send({ url: 'http://127.0.0.1:9/hook' });
+    expect(created.status).toBe(201);
+    const repository = t.app.get(WebhooksRepository);
+    const record = (contactId: string) =>
+      t.prisma.$transaction((tx) =>
+        t.app.get(EventsRepository).record(tx, [{ organizationId: org.id, type: 'contact.created', contactId, email: `${contactId}@example.com`, data: { contact: { id: contactId } } } as unknown as NewEvent]),
+      );
+    const lease = (token: string) => ({ owner: 'test', token, seconds: 30, limit: 0 });
+    const late = <T>(work: Promise<T>) => Promise.race([work, new Promise<'waited'>((resolve) => setTimeout(() => resolve('waited'), 5000))]);
+    await record('a');
+    await record('b');
+    const committing = new Client({ connectionString: t.database.url });
+    await committing.connect();
+    await committing.query('BEGIN');
+    try {
+      // The first round learns a horizon (after both commits) and reads a page of one.
+      expect((await repository.fanOut(1, lease('h1'))).read).toBe(1);
+      // A commit of the organization in progress: the shared lock events_take_commit_position holds until its commit ends.
+      await committing.query('SELECT pg_advisory_xact_lock_shared(1163284052, hashtext($1))', [org.id]);
+      const round = await late(repository.fanOut(1000, lease('h2')));
+      expect(round === 'waited' ? round : round.read).toBe(1); // b, up to the horizon it had
+      expect(await late(record('c'))).not.toBe('waited');
+    } finally {
+      await committing.query('ROLLBACK');
+      await committing.end();
+    }
+    // Free again: the next round takes a new horizon and reads c.
+    expect((await repository.fanOut(1000, lease('h3'))).read).toBe(1);
   });
 });
 
