@@ -17,8 +17,6 @@ type AttemptKind = 'delivered' | 'retry' | 'failed' | 'gone';
 
 /** Events read from the feed per webhook and round; a full page means more are waiting. */
 const FAN_OUT_PAGE = 1000;
-/** The smallest page while slots are free (a round's statements cost the same for 1 event or 64). */
-const FAN_OUT_MIN_PAGE = 64;
 /**
  * Attempts' outcomes are written together, at most this long after the first of them ended (what
  * waits on it: a contact's next event, held back by per-contact order)...
@@ -75,6 +73,9 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly claimBatch: number;
   /** The last claim took as many as it asked for: more may be due as soon as slots free up. */
   private moreDue = false;
+  /** The fan-out loop waits for attempt slots (slotsSignal): an attempt's end that frees enough of them wakes it. */
+  private awaitingSlots = false;
+  private readonly slotsSignal = new WakeSignal();
   private readonly agents: SenderAgents;
   /** Webhooks whose receiver answered 410 here, until when nothing more is sent to them (GONE_MEMORY_MS). */
   private readonly gone = new Map<string, number>();
@@ -100,6 +101,7 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
     this.running = false;
     this.fanOutSignal.wake();
     this.claimSignal.wake();
+    this.slotsSignal.wake();
     await this.loopsDone;
     // Attempts in flight end within the attempt timeout; their outcomes are written if the database
     // is still there (if not, their leases end and another instance makes them again).
@@ -110,19 +112,24 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
   }
 
   /**
-   * Feed -> deliveries: at once again while pages come back full, else every WEBHOOK_POLL_MS. While
-   * attempt slots are free, a round reads only as many events per webhook as there are free slots
-   * (at least FAN_OUT_MIN_PAGE): they are all inserted already leased, written twice, instead of
-   * the rest being inserted for the claim, which writes each of them a third time (and costs a
-   * statement). With every slot taken it reads full pages for the claim, so the deliveries log and
-   * the oldest-undelivered metric still show a backlog that waits for slots.
+   * Feed -> deliveries: at once again while pages come back full, else every WEBHOOK_POLL_MS. A round
+   * reads only as many events per webhook as there are free attempt slots: they are all inserted
+   * already leased, written twice, instead of the rest being inserted for the claim, which writes
+   * each of them a third time (and costs a statement). With fewer than `claimBatch` slots free
+   * while attempts are under way, a round first waits for attempts to end (at most WEBHOOK_POLL_MS):
+   * the round after a full page used to find the slots its predecessor had just filled still taken,
+   * and inserted its page for the claim. When the slots stay taken for the whole wait (a backlog:
+   * a slow receiver, more events than slots), it reads full pages for the claim, so the deliveries
+   * log and the oldest-undelivered metric show the backlog that waits for slots.
    */
   private async fanOutLoop(): Promise<void> {
     while (this.running) {
+      if (this.inFlight > 0 && this.freeSlots() < this.claimBatch) await this.slotsFreed();
+      if (!this.running) break;
       try {
         const { read, page, inserted, taken } = await this.oneStatementAtATime(() => {
           const limit = this.freeSlots();
-          const page = limit === 0 ? FAN_OUT_PAGE : Math.min(FAN_OUT_PAGE, Math.max(FAN_OUT_MIN_PAGE, limit));
+          const page = limit >= this.claimBatch ? Math.min(FAN_OUT_PAGE, limit) : FAN_OUT_PAGE;
           const lease = { owner: this.owner, token: randomUUID(), seconds: this.config.WEBHOOK_LEASE_SECONDS, limit };
           return this.repository.fanOut(page, lease).then((result) => ({ page, ...result }));
         });
@@ -172,6 +179,16 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
     this.faults.report(named, `${faultMessage(error)}${note}`, headline);
   }
 
+  /** Until `claimBatch` attempt slots are free (an attempt's end wakes it), or WEBHOOK_POLL_MS. */
+  private async slotsFreed(): Promise<void> {
+    this.awaitingSlots = true;
+    try {
+      await this.slotsSignal.sleep(this.config.WEBHOOK_POLL_MS);
+    } finally {
+      this.awaitingSlots = false;
+    }
+  }
+
   private claimWorthIt(): boolean {
     const free = this.freeSlots();
     return free >= this.claimBatch || (free > 0 && this.inFlight === 0);
@@ -205,6 +222,7 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
         this.inFlight--;
         this.attempts.delete(attempt);
         if (this.moreDue && (this.config.WEBHOOK_CONCURRENCY - this.inFlight === this.claimBatch || this.inFlight === 0)) this.claimSignal.wake();
+        if (this.awaitingSlots && this.freeSlots() >= this.claimBatch) this.slotsSignal.wake();
       });
     this.attempts.add(attempt);
   }

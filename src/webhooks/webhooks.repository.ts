@@ -3,7 +3,7 @@ import { isStorableText } from '../common/storable-text';
 import { Database } from '../database/database';
 import { PrismaService } from '../database/prisma.service';
 import { Prisma } from '../generated/prisma/client';
-import { type ClaimRow, WEBHOOK_CLAIM, WEBHOOK_COMPLETE, WEBHOOK_FAN_OUT, WEBHOOK_FAN_OUT_HORIZONS } from './webhooks.statements';
+import { type ClaimRow, WEBHOOK_CLAIM, WEBHOOK_COMPLETE, WEBHOOK_FAN_OUT, WEBHOOK_FAN_OUT_HORIZONS, WEBHOOK_FAN_OUT_HORIZONS_WAIT } from './webhooks.statements';
 
 export interface WebhookView {
   id: string;
@@ -77,6 +77,15 @@ export interface DeliveryRow {
 /** A webhook id (a uuid, with or without its hyphens): anything else is not found without a query. */
 const UUID_PATTERN = /^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$/i;
 
+/** Organizations whose last horizon is kept for the fan-out's busy rounds (the oldest is forgotten beyond it). */
+const KNOWN_HORIZONS = 10_000;
+/**
+ * How long a horizon taken without waiting stands in for an organization found busy. Older, the
+ * round waits for one (event_horizons): an organization whose commits overlap without a gap would
+ * otherwise never get a newer one.
+ */
+const KNOWN_HORIZON_MS = 500;
+
 /**
  * The only place that reads or writes webhooks and their deliveries (Prisma Client; `$queryRaw`
  * where the work is set-based or needs `FOR UPDATE SKIP LOCKED`, and for times on the database
@@ -85,6 +94,14 @@ const UUID_PATTERN = /^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a
  */
 @Injectable()
 export class WebhooksRepository {
+  /**
+   * The latest horizon (bigint as text) the fan-out had for each organization. A horizon stays valid
+   * for ever (every position at or below it is final), so a round that finds the organization
+   * busy reads up to the one it had (if taken within KNOWN_HORIZON_MS); the commits after it wait
+   * for a later round.
+   */
+  private readonly knownHorizons = new Map<string, { horizon: bigint; at: number }>();
+
   constructor(
     private readonly prisma: PrismaService,
     private readonly database: Database,
@@ -208,9 +225,9 @@ export class WebhooksRepository {
    * passed over. Returns how many events were read (a full page: call again).
    *
    * Two statements, as the feed (docs/events.md, "How it is kept"): first the horizon of each
-   * organization that has an enabled webhook with a visible commit after its position (event_horizons:
-   * one lock at a time, each released before the next), then, in a new snapshot, the events up to
-   * each organization's horizon. An organization left out of the first has nothing visible to read
+   * organization that has an enabled webhook with a visible commit after its position (`horizons`:
+   * taken without waiting when the organization has no commit in progress, else the one it had),
+   * then, in a new snapshot, the events up to each organization's horizon. An organization left out of the first has nothing visible to read
    * yet; the next round looks again. Up to `lease.limit` of the new deliveries come back already
    * taken for an attempt (as `claim` takes them: WEBHOOK_FAN_OUT), the rest wait for a claim.
    */
@@ -218,11 +235,11 @@ export class WebhooksRepository {
     pageSize: number,
     lease: { owner: string; token: string; seconds: number; limit: number },
   ): Promise<{ read: number; inserted: number; taken: ClaimedDelivery[] }> {
-    const horizons = await this.database.run(WEBHOOK_FAN_OUT_HORIZONS, []);
-    if (horizons.length === 0) return { read: 0, inserted: 0, taken: [] };
+    const horizons = await this.horizons();
+    if (horizons.size === 0) return { read: 0, inserted: 0, taken: [] };
     const rows = await this.database.run(WEBHOOK_FAN_OUT, [
-      horizons.map((h) => h.organizationId),
-      horizons.map((h) => h.horizon),
+      [...horizons.keys()],
+      [...horizons.values()].map(String),
       pageSize,
       lease.limit,
       lease.owner,
@@ -231,6 +248,40 @@ export class WebhooksRepository {
     ]);
     const taken = rows.filter((row): row is typeof row & ClaimRow => row.id !== null).map((row) => claimed(row, lease.token));
     return { read: rows[0].read, inserted: rows[0].inserted, taken };
+  }
+
+  /**
+   * The horizon of each organization with something new for an enabled webhook
+   * (WEBHOOK_FAN_OUT_HORIZONS): taken without waiting when no commit of it is in progress, else the
+   * last one known if taken within KNOWN_HORIZON_MS, else (the first round, an organization busy
+   * at every round for longer) waited for.
+   */
+  private async horizons(): Promise<Map<string, bigint>> {
+    const found = await this.database.run(WEBHOOK_FAN_OUT_HORIZONS, []);
+    const horizons = new Map<string, bigint>();
+    const unknown: string[] = [];
+    const now = Date.now();
+    for (const { organizationId, horizon } of found) {
+      const known = this.knownHorizons.get(organizationId);
+      if (horizon !== null) horizons.set(organizationId, this.learn(organizationId, BigInt(horizon)));
+      else if (known !== undefined && now - known.at < KNOWN_HORIZON_MS) horizons.set(organizationId, known.horizon);
+      else unknown.push(organizationId);
+    }
+    if (unknown.length > 0) {
+      for (const { organizationId, horizon } of await this.database.run(WEBHOOK_FAN_OUT_HORIZONS_WAIT, [unknown])) {
+        horizons.set(organizationId, this.learn(organizationId, BigInt(horizon)));
+      }
+    }
+    return horizons;
+  }
+
+  private learn(organizationId: string, horizon: bigint): bigint {
+    const known = this.knownHorizons.get(organizationId)?.horizon;
+    const latest = known !== undefined && known > horizon ? known : horizon;
+    this.knownHorizons.delete(organizationId);
+    this.knownHorizons.set(organizationId, { horizon: latest, at: Date.now() });
+    if (this.knownHorizons.size > KNOWN_HORIZONS) this.knownHorizons.delete(this.knownHorizons.keys().next().value as string);
+    return latest;
   }
 
   /**

@@ -14,22 +14,36 @@ import { isoTimeSql, publicEventIdSql } from '../events/events.statements';
  */
 
 /**
- * The fan-out's first statement (docs/events.md, "How it is kept"): the horizon (bigint as text) of
- * each organization that has an enabled webhook with a visible commit after its feed position
- * (event_horizons: one lock at a time, each released before the next). None when nothing is new:
- * the common idle poll ends here.
+ * The fan-out's first statement (docs/events.md, "How it is kept"): each organization that has an
+ * enabled webhook with a visible commit after its feed position, with its horizon (bigint as text)
+ * when it can be had without waiting (event_horizon_if_free, as the feed's next pages take theirs),
+ * else null: a commit of the organization is in progress. A waiting horizon (event_horizon) makes
+ * the organization's new commits wait behind it, at every round. None when nothing is new: the common
+ * idle poll ends here.
  */
-export const WEBHOOK_FAN_OUT_HORIZONS = defineStatement<{ organizationId: string; horizon: string }>({
+export const WEBHOOK_FAN_OUT_HORIZONS = defineStatement<{ organizationId: string; horizon: string | null }>({
   name: 'webhooks.fan-out-horizons',
-  text: `SELECT organization_id AS "organizationId", horizon::text AS horizon FROM event_horizons(ARRAY(
+  text: `SELECT o.organization_id AS "organizationId", event_horizon_if_free(o.organization_id)::text AS horizon FROM (
         SELECT DISTINCT w.organization_id FROM webhooks w
         WHERE w.enabled AND (
           EXISTS (SELECT 1 FROM event_commits c WHERE c.organization_id = w.organization_id AND c.position > w.feed_position)
           -- the rest of a transaction whose events a full page cut
           OR EXISTS (SELECT 1 FROM event_commits c JOIN events e ON e.organization_id = c.organization_id AND e.xid = c.xid
-                     WHERE c.organization_id = w.organization_id AND c.position = w.feed_position AND e.seq > w.feed_seq))))`,
+                     WHERE c.organization_id = w.organization_id AND c.position = w.feed_position AND e.seq > w.feed_seq))) o`,
   columns: ['organizationId', 'horizon'],
   sample: () => [],
+});
+
+/**
+ * The horizons of organizations $1 that WEBHOOK_FAN_OUT_HORIZONS found busy and for which no earlier
+ * horizon is known: waits for their commits in progress (event_horizons: one lock at a time, each
+ * released before the next).
+ */
+export const WEBHOOK_FAN_OUT_HORIZONS_WAIT = defineStatement<{ organizationId: string; horizon: string }>({
+  name: 'webhooks.fan-out-horizons-wait',
+  text: `SELECT organization_id AS "organizationId", horizon::text AS horizon FROM event_horizons($1::text[])`,
+  columns: ['organizationId', 'horizon'],
+  sample: () => [[]],
 });
 
 /** A delivery taken for one attempt, with what the attempt needs (rows of WEBHOOK_CLAIM and WEBHOOK_FAN_OUT). */
@@ -181,4 +195,4 @@ export const WEBHOOK_COMPLETE = defineStatement<{ recorded: number }>({
   sample: () => [[], [], [], [], [], [], []],
 });
 
-export const WEBHOOKS_STATEMENTS = [WEBHOOK_FAN_OUT_HORIZONS, WEBHOOK_FAN_OUT, WEBHOOK_CLAIM, WEBHOOK_COMPLETE];
+export const WEBHOOKS_STATEMENTS = [WEBHOOK_FAN_OUT_HORIZONS, WEBHOOK_FAN_OUT_HORIZONS_WAIT, WEBHOOK_FAN_OUT, WEBHOOK_CLAIM, WEBHOOK_COMPLETE];

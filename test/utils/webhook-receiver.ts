@@ -9,8 +9,8 @@ export interface ReceivedHook {
   at: number;
 }
 
-/** What the receiver answers: a status (and headers), or 'hold' to keep the request open until close(). */
-export type Answer = { status: number; headers?: Record<string, string> } | 'hold';
+/** What the receiver answers: a status (and headers; after delayMs), or 'hold' to keep the request open until close(). */
+export type Answer = { status: number; headers?: Record<string, string>; delayMs?: number } | 'hold';
 
 /** A local HTTP receiver for webhook tests: records every request, answers as `answer` decides (200 by default). */
 export async function startReceiver(answer: (hook: ReceivedHook, index: number) => Answer = () => ({ status: 200 })) {
@@ -27,8 +27,12 @@ export async function startReceiver(answer: (hook: ReceivedHook, index: number) 
         held.push(res);
         return;
       }
-      res.writeHead(decided.status, decided.headers ?? {});
-      res.end('ok');
+      const send = () => {
+        res.writeHead(decided.status, decided.headers ?? {});
+        res.end('ok');
+      };
+      if (decided.delayMs) setTimeout(send, decided.delayMs);
+      else send();
     });
   });
   server.keepAliveTimeout = 60_000;

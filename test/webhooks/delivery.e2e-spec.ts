@@ -3,6 +3,7 @@
  * with a retry schedule of fractions of a second. Events are written as the write paths write them
  * (EventsRepository.record in a transaction), so these tests do not depend on which path emits what.
  */
+import { Client } from 'pg';
 import { Webhook } from 'standardwebhooks';
 import { EventsRepository } from '../../src/events/events.repository';
 import type { NewEvent } from '../../src/events/event-types';
@@ -223,6 +224,78 @@ describe('the fan-out takes fresh deliveries for their first attempt (worker off
     // What was not taken is the claim's, in order: u1 now, r2 only after r1 is recorded.
     const claimed = await repository.claim('test', 'c', 30, 10);
     expect(claimed.map((d) => (JSON.parse(d.event?.body ?? '{}') as { data: { contact: { id: string } } }).data.contact.id)).toEqual(['u']);
+  });
+
+  it("a round that finds a commit of the organization in progress reads up to the horizon it had, without waiting; the organization's next commits do not queue behind it", async () => {
+    const org = await Org.create(t);
+    const key = await adminKey(org);
+    const created = await t.http().post('/api/v2/webhooks').set('Authorization', `Bearer ${key}`).send({ url: 'http://127.0.0.1:9/hook' });
+    expect(created.status).toBe(201);
+    const repository = t.app.get(WebhooksRepository);
+    const record = (contactId: string) =>
+      t.prisma.$transaction((tx) =>
+        t.app.get(EventsRepository).record(tx, [{ organizationId: org.id, type: 'contact.created', contactId, email: `${contactId}@example.com`, data: { contact: { id: contactId } } } as unknown as NewEvent]),
+      );
+    const lease = (token: string) => ({ owner: 'test', token, seconds: 30, limit: 0 });
+    const late = <T>(work: Promise<T>) => Promise.race([work, new Promise<'waited'>((resolve) => setTimeout(() => resolve('waited'), 5000))]);
+    await record('a');
+    await record('b');
+    const committing = new Client({ connectionString: t.database.url });
+    await committing.connect();
+    await committing.query('BEGIN');
+    try {
+      // The first round learns a horizon (after both commits) and reads a page of one.
+      expect((await repository.fanOut(1, lease('h1'))).read).toBe(1);
+      // A commit of the organization in progress: the shared lock events_take_commit_position holds until its commit ends.
+      await committing.query('SELECT pg_advisory_xact_lock_shared(1163284052, hashtext($1))', [org.id]);
+      const round = await late(repository.fanOut(1000, lease('h2')));
+      expect(round === 'waited' ? round : round.read).toBe(1); // b, up to the horizon it had
+      expect(await late(record('c'))).not.toBe('waited');
+    } finally {
+      await committing.query('ROLLBACK');
+      await committing.end();
+    }
+    // Free again: the next round takes a new horizon and reads c.
+    expect((await repository.fanOut(1000, lease('h3'))).read).toBe(1);
+  });
+});
+
+describe('the fan-out waits for attempt slots instead of leaving its page to the claim', () => {
+  let t: TestApp;
+  let r: Receiver;
+  beforeAll(async () => {
+    // 8 slots, a receiver answering after 20 ms; a poll interval long enough that the wait for slots never runs out here.
+    t = await createTestApp({ IP_RATE_LIMIT: '1000000', ORG_RATE_LIMIT: '100000', WEBHOOK_ALLOW_INSECURE: 'true', WEBHOOK_CONCURRENCY: '8', WEBHOOK_POLL_MS: '1500' });
+    r = await startReceiver(() => ({ status: 204, delayMs: 20 }));
+    // Counts the writes of each delivery after its insert (test only: dropped with the test database).
+    await t.prisma.$executeRawUnsafe('CREATE TABLE test_delivery_updates (id bigint NOT NULL)');
+    await t.prisma.$executeRawUnsafe(`
+      CREATE FUNCTION test_count_delivery_update() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN INSERT INTO test_delivery_updates VALUES (NEW.id); RETURN NULL; END $$`);
+    await t.prisma.$executeRawUnsafe(
+      'CREATE TRIGGER test_count_delivery_update AFTER UPDATE ON webhook_deliveries FOR EACH ROW EXECUTE FUNCTION test_count_delivery_update()',
+    );
+  });
+  afterAll(async () => {
+    await r.close();
+    await t.close();
+  });
+
+  it('40 events of one commit with 8 slots: every delivery is inserted leased and written once more, with its outcome', async () => {
+    const org = await Org.create(t);
+    const key = await adminKey(org);
+    const created = await t.http().post('/api/v2/webhooks').set('Authorization', `Bearer ${key}`).set('Content-Type', 'application/json').send({ url: r.url });
+    expect(created.status).toBe(201);
+    const events = Array.from({ length: 40 }, (_, i) => ({ organizationId: org.id, type: 'contact.created', contactId: `k${i}`, email: `k${i}@example.com`, data: { contact: { id: `k${i}` } } }) as unknown as NewEvent);
+    await t.prisma.$transaction((tx) => t.app.get(EventsRepository).record(tx, events));
+    await waitUntil('40 delivered and recorded', async () => {
+      const rows = await t.prisma.$queryRawUnsafe<{ n: number }[]>(`SELECT count(*)::int AS n FROM webhook_deliveries WHERE state = 'delivered'`);
+      return rows[0].n === 40;
+    });
+    expect(r.received).toHaveLength(40);
+    // One update per delivery (its outcome). A page left to the claim is written a third time (the claim's lease).
+    const writes = await t.prisma.$queryRawUnsafe<{ n: number; ids: number }[]>('SELECT count(*)::int AS n, count(DISTINCT id)::int AS ids FROM test_delivery_updates');
+    expect(writes[0]).toEqual({ n: 40, ids: 40 });
   });
 });
 
