@@ -117,8 +117,11 @@ describe('tracing (node dist/main.js with OTEL_* set)', () => {
     // The statement spans (statement-spans.ts) keep the names and attributes the pg instrumentation gave.
     for (const statement of statements) {
       expect(statement).toMatchObject({ kind: CLIENT_KIND, attributes: { 'db.system.name': 'postgresql', 'db.namespace': expect.any(String) } });
-      expect(statement.name).toMatch(/^pg\.query:[A-Z]+ \S+$/);
+      // Named by the prepared statement's name where it has one, else by the text's first word.
+      const plan = statement.attributes['db.postgresql.plan'];
+      expect(statement.name).toMatch(typeof plan === 'string' ? `pg.query:${plan} ` : /^pg\.query:[A-Z]+ \S+$/);
     }
+    expect(statements.some((s) => typeof s.attributes['db.postgresql.plan'] === 'string')).toBe(true);
     expect(statements.find((s) => s.attributes['db.query.text'] === 'COMMIT')!.name).toMatch(/^pg\.query:COMMIT /);
     // No pool checkout spans: the first statement on each checked-out connection carries its wait.
     expect(spans.filter((s) => s.name.startsWith('pg-pool') || s.name === 'pg.connect')).toEqual([]);
