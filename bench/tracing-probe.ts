@@ -9,6 +9,8 @@
  *     "OTEL_TRACES_SAMPLER":"parentbased_traceidratio","OTEL_TRACES_SAMPLER_ARG":"0.1"},"args":["--trace-gc"]}]'
  *   npx ts-node --transpile-only bench/tracing-probe.ts
  *
+ * `dir` runs that service's `dist/main.js` from another checkout (e.g. a worktree of main, for
+ * an A/B in one run; its build must accept the same database schema).
  * `$SINK` is an OTLP/HTTP sink in this process; `sampledWarmup: n` sends n requests with a sampled
  * `traceparent` after the warm-up; each service's stdout goes to PROBE_OUT/<name>.out (for
  * --trace-gc, --trace-opt). PROBE_ROUNDS (5), PROBE_PER_ROUND (500 requests), PROBE_WARMUP (1500),
@@ -76,7 +78,7 @@ function mainThreadCpu(pid: number): number {
   return (Number(parts[11]) + Number(parts[12])) / 100;
 }
 
-async function start(url: string, sink: number, s: { name: string; env?: Record<string, string>; args?: string[] }): Promise<Svc> {
+async function start(url: string, sink: number, s: { name: string; env?: Record<string, string>; args?: string[]; dir?: string }): Promise<Svc> {
   const port = 20000 + Math.floor(Math.random() * 20000);
   const inherited = Object.fromEntries(Object.entries(process.env).filter(([n]) => !n.startsWith('OTEL_')));
   const env: Record<string, string | undefined> = {
@@ -95,6 +97,7 @@ async function start(url: string, sink: number, s: { name: string; env?: Record<
   const [cmd, ...pre] = process.env.PROBE_WRAP ? process.env.PROBE_WRAP.split(' ') : [process.execPath];
   const child = spawn(cmd, [...pre, ...(process.env.PROBE_WRAP ? [process.execPath] : []), ...(s.args ?? []), 'dist/main.js'], {
     env,
+    cwd: s.dir,
     stdio: ['ignore', openSync(path.join(OUT, `${s.name}.out`), 'w'), 'inherit'],
   });
   for (;;) {
@@ -150,7 +153,7 @@ async function main() {
   await applyMigrations(url);
   const fx = await fixtures(url);
   const { server: sink, port: sinkPort, stats: sinkStats } = await startOtlpSink();
-  const config = JSON.parse(process.env.PROBE_SERVICES ?? '[{"name":"plain"}]') as Array<{ name: string; env?: Record<string, string>; args?: string[]; sampledWarmup?: number }>;
+  const config = JSON.parse(process.env.PROBE_SERVICES ?? '[{"name":"plain"}]') as Array<{ name: string; env?: Record<string, string>; args?: string[]; dir?: string; sampledWarmup?: number }>;
   const svcs: Svc[] = [];
   try {
     for (const s of config) svcs.push(await start(url, sinkPort, s));

@@ -1,12 +1,11 @@
 import type { Server } from 'node:http';
-import { context, trace, type Attributes, type Span } from '@opentelemetry/api';
+import { context, trace, type Attributes, type SpanContext } from '@opentelemetry/api';
 import { CompositePropagator, W3CBaggagePropagator, W3CTraceContextPropagator, type ExportResult } from '@opentelemetry/core';
 import { OTLPTraceExporter as OtlpJsonExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { OTLPTraceExporter as OtlpProtobufExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { registerInstrumentations } from '@opentelemetry/instrumentation';
 import { IORedisInstrumentation } from '@opentelemetry/instrumentation-ioredis';
 import { NestInstrumentation } from '@opentelemetry/instrumentation-nestjs-core';
-import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
 import { detectResources, envDetector, hostDetector, processDetector, resourceFromAttributes } from '@opentelemetry/resources';
 import {
   AlwaysOffSampler,
@@ -25,6 +24,7 @@ import { loggablePath, maskSecrets } from '../logging/logging';
 import { boundedMemo } from '../common/bounded-memo';
 import { EdgeIdGenerator, requestLogFields, traceRequests } from './request-edge';
 import type { SamplerName, TracingSettings } from './tracing-settings';
+import { StatementSpan, traceStatements } from './statement-spans';
 import { setActiveTracing } from './tracing-state';
 
 /**
@@ -32,8 +32,8 @@ import { setActiveTracing } from './tracing-state';
  * module before anything it instruments). Spans: the HTTP server span (named by its route;
  * started at the edge, request-edge.ts, only for sampled requests), the Nest route
  * (Controller.handler), every PostgreSQL statement (pg, so the request path's SQL and Prisma's
- * alike; the first of each pool checkout with its wait) and every Redis command (ioredis), the
- * last three only inside a sampled trace. The sampler comes from OTEL_TRACES_SAMPLER/_ARG (tracing-settings.ts);
+ * alike; the first of each pool checkout with its wait; spans of our own, statement-spans.ts) and
+ * every Redis command (ioredis), the last three only inside a sampled trace. The sampler comes from OTEL_TRACES_SAMPLER/_ARG (tracing-settings.ts);
  * batch sizes, endpoints, headers and resource attributes from the other OTEL_* variables, read by
  * the SDK itself.
  */
@@ -64,18 +64,14 @@ export function startTracing(settings: Extract<TracingSettings, { enabled: true 
     tracerProvider: provider,
     instrumentations: [
       nestRouteSpansSampledOnly(new NestInstrumentation()),
-      // Statement text only (parameters are never recorded); no spans outside a request. No
-      // connect spans: a statement carries its connection's pool wait instead (poolWaitOnStatements).
-      poolWaitOnStatements(
-        sampledOnly(
-          new PgInstrumentation({ requireParentSpan: true, enhancedDatabaseReporting: false, ignoreConnectSpans: true, requestHook: recordPoolWait }),
-          '_getClientQueryPatch',
-        ),
-      ),
       // The command name only: rate-limit keys hold client addresses.
       sampledOnly(new IORedisInstrumentation({ requireParentSpan: true, dbStatementSerializer: (command) => command }), '_patchSendCommand'),
     ],
   });
+
+  // PostgreSQL statements: spans of our own (statement-spans.ts), only inside a sampled trace;
+  // statement text only (parameters are never recorded).
+  traceStatements({ processors: spanProcessors, newSpanId: () => ids.generateSpanId(), version: serviceVersion() });
 
   setActiveTracing({
     traceRequests: (server: Server) => traceRequests(server, { tracer, sampler, ids, ignoredPaths: IGNORED_PATHS }),
@@ -109,19 +105,18 @@ function samplerOf({ name, ratio }: { name: SamplerName; ratio: number }): Sampl
 }
 
 /**
- * Statement and command spans only inside a sampled trace. The instrumentations skip their work
+ * Redis command spans only inside a sampled trace (PostgreSQL statements: statement-spans.ts,
+ * likewise). The instrumentation skips its work
  * when there is no parent span (`requireParentSpan`), but under a non-recording parent each
  * statement would still pay for its attributes, its no-op span and its duration metric, to
  * export nothing: with instrumentation-http, every request the sampler left out had one, and at
  * 10% sampling that was most of tracing's cost on a single-contact request (docs/performance.md,
  * "Tracing overhead"). Since the edge (request-edge.ts) gives such requests no span at all, this
  * is now a second guard (work started inside a sampled request and running on after it). This
- * wraps the instrumentation's own patches (its methods that wrap `Client.prototype.query`, or
- * `Redis.prototype.sendCommand`) so that an unsampled call goes straight to the original. (Every
- * caller here uses the promise forms, whose continuations keep their own context without the
- * instrumentation's callback binding; the pool's callback form is bound by poolWaitOnStatements.)
- * The method is internal to the package: the versions are pinned to one line (README), and
- * test/ops/tracing.e2e-spec.ts fails if statements stop appearing in traces.
+ * wraps the instrumentation's own patch (its method that wraps `Redis.prototype.sendCommand`) so
+ * that an unsampled call goes straight to the original. The method is internal to the package:
+ * the versions are pinned to one line (README), and test/ops/tracing.e2e-spec.ts fails if Redis
+ * commands stop appearing in traces (with REDIS_URL set).
  */
 function sampledOnly<T extends object>(instrumentation: T, ...patchFactories: string[]): T {
   const target = instrumentation as unknown as Record<string, (...args: unknown[]) => (original: AnyFunction) => AnyFunction>;
@@ -143,81 +138,6 @@ function sampledOnly<T extends object>(instrumentation: T, ...patchFactories: st
 }
 
 type AnyFunction = (...args: unknown[]) => unknown;
-
-/** The span attribute of a statement that had to check its connection out of the pool first. */
-const POOL_WAIT_ATTRIBUTE = 'db.client.connection.wait_ms';
-/**
- * The checkout wait of a client checked out inside a sampled trace, until its first statement.
- * A WeakMap, not a property on the client: a property set on some clients only gives pg's
- * `Client` objects a second hidden class, and every pg function they pass through (query,
- * the message handlers, the pool's release) is then deoptimised and recompiled polymorphic, for
- * every request after the first sampled one (docs/performance.md, "What a sampled request left behind").
- */
-const poolWaits = new WeakMap<object, number>();
-/** The wait of the statement being started now (handed from the query patch to recordPoolWait). */
-let startingStatementWait: number | undefined;
-
-/**
- * The pool wait on the first statement of each checkout (POOL_WAIT_ATTRIBUTE, milliseconds from
- * `pool.connect()` to the client, a new connection's set-up included) instead of the
- * instrumentation's `pg-pool.connect` spans: two of a single create's eleven spans, for a number.
- * Replaces the instrumentation's `Pool.prototype.connect` patch: inside a sampled trace it times
- * the checkout and notes the wait against the client (`poolWaits`); the statement's patch hands it to `recordPoolWait`
- * (the instrumentation's requestHook, called synchronously while the statement's span starts).
- * A callback checkout (what `pool.query` does) runs its callback in its caller's context,
- * sampled or not: the pool calls it from whichever request released the client, and the
- * statement would otherwise join that request's trace. Internal like `sampledOnly`.
- */
-function poolWaitOnStatements(instrumentation: PgInstrumentation): PgInstrumentation {
-  const target = instrumentation as unknown as Record<string, (...args: unknown[]) => (original: AnyFunction) => AnyFunction>;
-  const makeQueryPatch = target._getClientQueryPatch;
-  if (typeof makeQueryPatch !== 'function' || typeof target._getPoolConnectPatch !== 'function') {
-    throw new Error('PgInstrumentation has no _getClientQueryPatch/_getPoolConnectPatch: check its version');
-  }
-  target._getPoolConnectPatch = () => (original) =>
-    function connect(this: unknown, callback?: unknown) {
-      const active = context.active();
-      if (typeof callback === 'function') callback = context.bind(active, callback as AnyFunction);
-      if (trace.getSpan(active)?.isRecording() !== true) return original.call(this, callback);
-      const started = performance.now();
-      const mark = (client: unknown) => {
-        if (typeof client === 'object' && client !== null) poolWaits.set(client, performance.now() - started);
-      };
-      if (typeof callback === 'function') {
-        const done = callback as AnyFunction;
-        return original.call(this, (error: unknown, client: unknown, release: unknown) => {
-          mark(client);
-          return done(error, client, release);
-        });
-      }
-      return (original.call(this) as Promise<unknown>).then((client) => {
-        mark(client);
-        return client;
-      });
-    };
-  target._getClientQueryPatch = function (this: unknown, ...factoryArgs: unknown[]) {
-    const patch = makeQueryPatch.apply(this, factoryArgs);
-    return (original: AnyFunction) => {
-      const patched = patch(original);
-      return function (this: object, ...args: unknown[]) {
-        const wait = poolWaits.get(this);
-        if (wait === undefined) return patched.apply(this, args);
-        poolWaits.delete(this);
-        startingStatementWait = wait;
-        try {
-          return patched.apply(this, args);
-        } finally {
-          startingStatementWait = undefined;
-        }
-      };
-    };
-  };
-  return instrumentation;
-}
-
-function recordPoolWait(span: Span): void {
-  if (startingStatementWait !== undefined) span.setAttribute(POOL_WAIT_ATTRIBUTE, Math.round(startingStatementWait * 1000) / 1000);
-}
 
 /**
  * The Nest route's span (Controller.handler) only inside a sampled trace, like the statements
@@ -289,12 +209,57 @@ class PrivacyExporter implements SpanExporter {
 }
 
 function maskSpan(span: ReadableSpan): ReadableSpan {
-  const masked = Object.create(span) as ReadableSpan & { attributes: Attributes; events: TimedEvent[] };
-  Object.defineProperty(masked, 'attributes', { value: maskAttributes(span.attributes) });
-  Object.defineProperty(masked, 'events', {
-    value: span.events.map((event) => (event.attributes ? { ...event, attributes: maskAttributes(event.attributes) } : event)),
-  });
-  return masked;
+  return span instanceof StatementSpan ? span : new MaskedSpan(span);
+}
+
+/**
+ * A span as it leaves the process: the SDK's span with its attributes and events masked. A copy
+ * of one class, not `Object.create(span)` with the masked fields on top: that made every ended
+ * span a prototype (V8 reshapes an object when it becomes one) and gave each masked span a hidden
+ * class of its own, so every property read of the exporter's serializer went megamorphic.
+ */
+class MaskedSpan implements ReadableSpan {
+  readonly name: string;
+  readonly kind: ReadableSpan['kind'];
+  readonly parentSpanContext: ReadableSpan['parentSpanContext'];
+  readonly startTime: ReadableSpan['startTime'];
+  readonly endTime: ReadableSpan['endTime'];
+  readonly status: ReadableSpan['status'];
+  readonly attributes: Attributes;
+  readonly links: ReadableSpan['links'];
+  readonly events: TimedEvent[];
+  readonly duration: ReadableSpan['duration'];
+  readonly ended: boolean;
+  readonly resource: ReadableSpan['resource'];
+  readonly instrumentationScope: ReadableSpan['instrumentationScope'];
+  readonly droppedAttributesCount: number;
+  readonly droppedEventsCount: number;
+  readonly droppedLinksCount: number;
+  private readonly context: SpanContext;
+
+  constructor(span: ReadableSpan) {
+    this.name = span.name;
+    this.kind = span.kind;
+    this.parentSpanContext = span.parentSpanContext;
+    this.startTime = span.startTime;
+    this.endTime = span.endTime;
+    this.status = span.status;
+    this.attributes = maskAttributes(span.attributes);
+    this.links = span.links;
+    this.events = span.events.length === 0 ? span.events : span.events.map((event) => (event.attributes ? { ...event, attributes: maskAttributes(event.attributes) } : event));
+    this.duration = span.duration;
+    this.ended = span.ended;
+    this.resource = span.resource;
+    this.instrumentationScope = span.instrumentationScope;
+    this.droppedAttributesCount = span.droppedAttributesCount;
+    this.droppedEventsCount = span.droppedEventsCount;
+    this.droppedLinksCount = span.droppedLinksCount;
+    this.context = span.spanContext();
+  }
+
+  spanContext(): SpanContext {
+    return this.context;
+  }
 }
 
 function maskAttributes(attributes: Attributes): Attributes {

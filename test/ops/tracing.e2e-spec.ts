@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createTestDatabase, type TestDatabase } from '../utils/test-database';
 import { freePort, isListening } from '../utils/net';
-import { SERVER_KIND, startOtlpReceiver, type ReceivedSpan } from '../utils/otlp-receiver';
+import { CLIENT_KIND, SERVER_KIND, startOtlpReceiver, type ReceivedSpan } from '../utils/otlp-receiver';
 import { PROJECT_ROOT as ROOT } from '../../src/database/project-root';
 import { createOrgOn } from '../utils/fixtures';
 import { startBuiltService, waitUntil, type ServiceProcess as Started } from '../utils/run-service';
@@ -109,11 +109,20 @@ describe('tracing (node dist/main.js with OTEL_* set)', () => {
     // The route's span only: no second span for the handler inside it.
     expect(spans.filter((s) => s.scope.includes('instrumentation-nestjs-core')).map((s) => s.name)).toEqual(['ContactsController.createOrUpdate']);
 
-    const statements = spans.filter((s) => s.scope.includes('instrumentation-pg') && s.attributes['db.query.text'] !== undefined);
+    const statements = spans.filter((s) => s.scope === 'contact-sync/postgresql' && s.attributes['db.query.text'] !== undefined);
     const texts = statements.map((s) => String(s.attributes['db.query.text']));
     expect(texts.some((t) => t.startsWith('BEGIN'))).toBe(true);
     expect(texts.some((t) => t.includes('INSERT INTO contacts'))).toBe(true);
     expect(texts).toContain('COMMIT');
+    // The statement spans (statement-spans.ts) keep the names and attributes the pg instrumentation gave.
+    for (const statement of statements) {
+      expect(statement).toMatchObject({ kind: CLIENT_KIND, attributes: { 'db.system.name': 'postgresql', 'db.namespace': expect.any(String) } });
+      // Named by the prepared statement's name where it has one, else by the text's first word.
+      const plan = statement.attributes['db.postgresql.plan'];
+      expect(statement.name).toMatch(typeof plan === 'string' ? `pg.query:${plan} ` : /^pg\.query:[A-Z]+ \S+$/);
+    }
+    expect(statements.some((s) => typeof s.attributes['db.postgresql.plan'] === 'string')).toBe(true);
+    expect(statements.find((s) => s.attributes['db.query.text'] === 'COMMIT')!.name).toMatch(/^pg\.query:COMMIT /);
     // No pool checkout spans: the first statement on each checked-out connection carries its wait.
     expect(spans.filter((s) => s.name.startsWith('pg-pool') || s.name === 'pg.connect')).toEqual([]);
     const begin = statements.find((s) => String(s.attributes['db.query.text']).startsWith('BEGIN'))!;
@@ -161,7 +170,7 @@ describe('tracing (node dist/main.js with OTEL_* set)', () => {
       expect(server.parentSpanId).toBe('');
       expect(server.name).toBe('GET /api/v2/contacts/:email');
       expect(server.attributes['url.path']).toBe('/api/v2/contacts/[email]');
-      expect(spansOf(traceId).some((s) => s.scope.includes('instrumentation-pg'))).toBe(true);
+      expect(spansOf(traceId).some((s) => s.scope === 'contact-sync/postgresql')).toBe(true);
       expect(JSON.stringify(spansOf(traceId))).not.toContain('looked.up');
     }
   });

@@ -14,6 +14,8 @@ export interface ReceivedSpan {
 
 /** SPAN_KIND_SERVER in OTLP. */
 export const SERVER_KIND = 2;
+/** SPAN_KIND_CLIENT in OTLP. */
+export const CLIENT_KIND = 3;
 
 interface OtlpValue {
   stringValue?: string;
