@@ -9,8 +9,9 @@
  * BENCH_BATCH_CONNECTIONS (4), BENCH_SINGLE_CONNECTIONS (16), BENCH_SKIP_BUILD=1, BENCH_NODE_ARGS (service's
  * node flags, e.g. --cpu-prof), BENCH_ONLY (comma-separated scenario names, e.g. singleCreate,rawSingle),
  * BENCH_SWEEP_CONNECTIONS (1,2,4,8,16,32) and BENCH_SWEEP_SECONDS (5) for the batchCreate saturation sweep,
- * BENCH_FEED_EVENTS (50000) and BENCH_FEED_REQUESTS (300) for the events feed scenario `feed`; BENCH_FEED_WRITERS (0):
- * that many connections making batch creates while the pages are read (the horizon then waits for commits in flight).
+ * BENCH_FEED_EVENTS (50000) and BENCH_FEED_REQUESTS (1000) for the events feed scenario `feed`; BENCH_FEED_WRITERS (0):
+ * that many connections making batch creates while the pages are read (the horizon then waits for commits in flight);
+ * BENCH_FEED_TRACE=<file>: each timed page's start (epoch ms) and time, one JSON line a page.
  * BENCH_LISTING_REQUESTS (200) pages per listing scenario; BENCH_LISTING_ONLY (comma-separated parts of
  * listing scenario names, e.g. `3% list,suppressed=true`) runs only the listing scenarios whose name holds one.
  * BENCH_DATA_DIR=<folder> (embedded server only) keeps the server's data folder and the bench database
@@ -26,6 +27,8 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, wr
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
+import v8 from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { Worker } from 'node:worker_threads';
 import autocannon from 'autocannon';
 import { PrismaPg } from '@prisma/adapter-pg';
@@ -582,7 +585,10 @@ async function measureListing(service: Service, stats: StatementStats, fx: Fixtu
 // ---------------------------------------------------------------- events feed (GET /api/v2/events)
 
 const FEED_EVENTS = Number(process.env.BENCH_FEED_EVENTS ?? 50_000);
-const FEED_REQUESTS = Number(process.env.BENCH_FEED_REQUESTS ?? 300);
+// 1,000 timed pages (300 until 2026-11-25): the p99 of 300 pages was their third slowest, so one
+// stall of the 2 shared cores decided it; of 1,000 it is the tenth (docs/performance.md, "Events
+// feed, sixth pass"). Every page timed and kept, the percentiles computed as before.
+const FEED_REQUESTS = Number(process.env.BENCH_FEED_REQUESTS ?? 1000);
 const FEED_WRITERS = Number(process.env.BENCH_FEED_WRITERS ?? 0);
 
 /**
@@ -657,6 +663,9 @@ async function runFeed(service: Service, stats: StatementStats, url: string, fx:
   const writers = FEED_WRITERS > 0 ? await startFeedWriters(service, fx, FEED_WRITERS) : null;
   const latencies: number[] = [];
   const parsedLatencies: number[] = [];
+  // BENCH_FEED_TRACE=<file>: one JSON line a timed page (its start as epoch ms, ms to the last byte,
+  // status), to lay the slow pages beside the service's GCs and statements (docs/performance.md).
+  const trace: string[] = [];
   let returned = 0;
   let bodyBytes = 0;
   let non200 = 0;
@@ -669,8 +678,13 @@ async function runFeed(service: Service, stats: StatementStats, url: string, fx:
       cpuBefore = service.cpuSeconds();
     }
     const cursor = i % 10 === 0 ? '' : cursors[Math.floor(Math.random() * Math.max(1, cursors.length - 1))];
+    // The bench's own garbage (the previous page's body, its JSON.parse) collected between pages, not
+    // inside the next page's timed fetch (collectOwnGarbage).
+    collectOwnGarbage(i % 25 === 0 ? 'major' : 'minor');
+    const startedAt = performance.timeOrigin + performance.now();
     const page = await get(`limit=1000${cursor ? `&after=${cursor}` : ''}`);
     if (i < 5) continue; // warm-up
+    if (process.env.BENCH_FEED_TRACE) trace.push(JSON.stringify({ t: startedAt, ms: page.ms, status: page.status, events: page.events }));
     if (page.status !== 200) non200++;
     latencies.push(page.ms);
     parsedLatencies.push(page.parsedMs);
@@ -678,6 +692,7 @@ async function runFeed(service: Service, stats: StatementStats, url: string, fx:
     bodyBytes += page.bytes;
   }
   const cpuAfter = service.cpuSeconds();
+  if (process.env.BENCH_FEED_TRACE) writeFileSync(process.env.BENCH_FEED_TRACE, `${trace.join('\n')}\n`);
   const writes = writers === null ? 0 : await writers.stop();
   const database = await stats.read();
   const serverAfter = await serverDurations();
@@ -713,6 +728,27 @@ async function runFeed(service: Service, stats: StatementStats, url: string, fx:
       `${figures.serviceCpuMsPerRequest} ms CPU, ${figures.meanEvents} events, ${figures.meanBodyBytes} bytes a page`,
   );
   return figures;
+}
+
+/**
+ * A GC of this process, run between two timed pages of `feed` (a young-generation one, a full one
+ * every 25 pages), so that the bench's own garbage (each ~520 kB body as a string and its
+ * JSON.parse) is collected while no page is in flight rather than during the next page's timed
+ * fetch. Without it the bench made 18 scavenges and 4 mark-compacts in 300 pages (17–42 ms each at
+ * load 20), and its mark-compacts were in the 3 slowest pages: the p99 of 300 pages measured the
+ * bench's GC (docs/performance.md, "Events feed, sixth pass"). Every page is still timed, from the
+ * request to the body's last byte.
+ */
+let ownGc: ((options?: { type: 'minor' }) => void) | null = null;
+function collectOwnGarbage(type: 'minor' | 'major'): void {
+  if (ownGc === null) {
+    v8.setFlagsFromString('--expose-gc');
+    ownGc = runInNewContext('gc') as typeof ownGc;
+  }
+  // Node 20's gc() takes { type: 'minor' }; { type: 'major' } also made a young-generation GC (checked
+  // with a PerformanceObserver): a full GC is gc() without options.
+  if (type === 'minor') ownGc!({ type });
+  else ownGc!();
 }
 
 /**
