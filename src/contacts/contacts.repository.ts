@@ -146,10 +146,10 @@ export class ContactsRepository {
   /**
    * Every write of a request in ONE statement: new contacts, updated contacts (the whole merged
    * row, updated_at bumped), added memberships (never removed; an existing one stays as it is),
-   * their change events and the request's stored answer. Returns how many contacts were inserted. ON CONFLICT
-   * is a safety net: the unique index is the authority, so a row someone else inserted meanwhile
-   * is reported (by the count) instead of failing the statement, and the memberships of a contact
-   * that was not inserted are left out.
+   * their change events and the request's stored answer. Returns how many contacts were inserted
+   * (fewer than asked: the pipeline retries). The unique index is the authority: a row someone else
+   * inserted meanwhile fails the statement (23505, retried too), and the memberships of a contact
+   * that was not inserted are left out (WRITE_CONTACTS_AND_ANSWER, contacts.statements.ts).
    */
   writeChanges(
     tx: SqlClient,

@@ -164,6 +164,7 @@ function writeText(withStoredAnswer: boolean): string {
     `${p.add('new_contact')}::boolean[]`,
     `${p.add('membership_email')}::text[]`,
   ];
+  const memberships = membershipArrays.join(', ');
   const events = eventsInsert(p, org);
   const storedAnswer = withStoredAnswer ? `, stored AS (${storedResponseInsert(p)})` : '';
   return `WITH inserted AS (
@@ -171,7 +172,6 @@ function writeText(withStoredAnswer: boolean): string {
         SELECT r.id, ${org}, r.email, ${STANDARD_COLUMNS.map((c) => `r.${c}`).join(', ')}, r.custom_fields::jsonb, now(), now()
         FROM unnest(${createdArrays.join(', ')})
              AS r(id, email, ${STANDARD_COLUMNS.join(', ')}, custom_fields)
-        ON CONFLICT (organization_id, email) DO NOTHING
         RETURNING id
       ), updated AS (
         UPDATE contacts AS c
@@ -184,9 +184,14 @@ function writeText(withStoredAnswer: boolean): string {
       ), added_memberships AS (
         INSERT INTO list_memberships (contact_id, list_id, email)
         SELECT m.contact_id, m.list_id, m.email
-        FROM unnest(${membershipArrays.join(', ')}) AS m(contact_id, list_id, new_contact, email)
-        WHERE NOT m.new_contact OR m.contact_id IN (SELECT id FROM inserted)
+        FROM unnest(${memberships}) AS m(contact_id, list_id, new_contact, email)
+        WHERE NOT m.new_contact
         ON CONFLICT DO NOTHING
+      ), new_memberships AS (
+        INSERT INTO list_memberships (contact_id, list_id, email)
+        SELECT m.contact_id, m.list_id, m.email
+        FROM unnest(${memberships}) AS m(contact_id, list_id, new_contact, email)
+        WHERE m.new_contact AND m.contact_id IN (SELECT id FROM inserted)
       ), written_events AS (
         ${events}
       )${storedAnswer}
@@ -209,9 +214,16 @@ const emptyWrite = (organizationId: string) => [
  * row, updated_at bumped), added memberships (never removed; an existing one stays as it is;
  * each with its contact's email, the listing's order by list) and their change events
  * (contact.created / contact.updated, src/events).
- * Returns how many contacts were inserted. ON CONFLICT is a safety net: the unique index is the
- * authority, so a row someone else inserted meanwhile is reported (by the count) instead of
- * failing the statement, and the memberships of a contact that was not inserted are left out.
+ * Returns how many contacts were inserted. New contacts and their memberships are plain INSERTs,
+ * not ON CONFLICT: a speculative insertion costs each row a probe of every unique index before
+ * the insert, a lock-manager round and an extra WAL record to confirm it (50 contacts and 100
+ * memberships: 150 WAL records and ~640 buffer accesses of ~2,250 a batch; docs/performance.md,
+ * "The outbox's cost", fourth pass). The email locks keep every other writer of these emails out
+ * and a new contact's id is made by this request, so neither can conflict; if a writer bypassing
+ * the locks inserted the same email meanwhile, the unique index fails the statement (23505) and
+ * the pipeline retries the whole transaction, as it does when a create was skipped (the count).
+ * The memberships added to existing contacts keep ON CONFLICT DO NOTHING: another path (the list
+ * membership endpoints) may have added the same one meanwhile, and it stays as it is.
  * The request's stored answer (GET /requests/{request_id}) is written by the same statement: it
  * exists exactly when its writes do.
  */

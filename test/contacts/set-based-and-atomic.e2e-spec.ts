@@ -167,6 +167,48 @@ describe('contacts pipeline: set-based and atomic', () => {
       }
     });
 
+    it('a contact another writer inserted under the statement fails it (unique key), is retried, then answered 500 with nothing written', async () => {
+      // The new contacts' INSERT has no ON CONFLICT: a writer bypassing the email locks (here a
+      // trigger inserting the same email first) makes the unique index fail the statement, and the
+      // pipeline runs the whole transaction again (MAX_ATTEMPTS = 3) before answering 500.
+      await app.t.prisma.$executeRawUnsafe(`CREATE SEQUENCE raced_contact_attempts`);
+      await app.t.prisma.$executeRawUnsafe(`
+        CREATE FUNCTION insert_raced_contact() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+          IF NEW.email LIKE 'raced%' AND pg_trigger_depth() = 1 THEN
+            PERFORM nextval('raced_contact_attempts');
+            INSERT INTO contacts (id, organization_id, email) VALUES (NEW.id || '-other', NEW.organization_id, NEW.email);
+          END IF;
+          RETURN NEW;
+        END $$`);
+      await app.t.prisma.$executeRawUnsafe(
+        `CREATE TRIGGER insert_raced_contact BEFORE INSERT ON contacts FOR EACH ROW EXECUTE FUNCTION insert_raced_contact()`,
+      );
+      try {
+        const c = await Org.withList(app.t);
+        const before = await snapshot(c.org.id);
+        const res = await c.org.postBatch({
+          contacts: [
+            { email: 'fresh@example.com', listIds: [c.list] },
+            { email: 'raced@example.com', listIds: [c.list] },
+          ],
+        });
+        expect([res.status, res.body.error?.code]).toEqual([500, 'INTERNAL_ERROR']);
+        expect(JSON.stringify(res.body)).not.toMatch(/raced|INSERT|contacts|SQL/i);
+        const [{ attempts }] = await app.t.prisma.$queryRawUnsafe<Array<{ attempts: bigint }>>(
+          `SELECT last_value AS attempts FROM raced_contact_attempts`,
+        );
+        expect(Number(attempts)).toBe(3);
+        expect(await snapshot(c.org.id)).toEqual(before);
+        expect(await app.t.prisma.event.count({ where: { organizationId: c.org.id } })).toBe(0);
+        expect(await app.t.prisma.storedResponse.count({ where: { organizationId: c.org.id } })).toBe(0);
+      } finally {
+        await app.t.prisma.$executeRawUnsafe(`DROP TRIGGER insert_raced_contact ON contacts`);
+        await app.t.prisma.$executeRawUnsafe(`DROP FUNCTION insert_raced_contact()`);
+        await app.t.prisma.$executeRawUnsafe(`DROP SEQUENCE raced_contact_attempts`);
+      }
+    });
+
     it('rolls back created and updated contacts when the membership insert fails', async () => {
       const c = await Org.withList(app.t);
       const poison = await app.t.prisma.list.create({ data: { organizationId: c.org.id, name: 'Poison' } });
