@@ -33,6 +33,7 @@ import { Worker } from 'node:worker_threads';
 import autocannon from 'autocannon';
 import { PrismaPg } from '@prisma/adapter-pg';
 import { Client, Pool } from 'pg';
+import { freePort } from './free-port';
 import { startOtlpSink } from './otlp-sink';
 import { executeAdminCommand, parseAdminCommand } from '../src/admin/admin.commands';
 import { databaseUrlOn, ensureDatabase, startEmbeddedPostgres, type EmbeddedDatabase } from '../src/database/embedded-postgres';
@@ -918,7 +919,7 @@ async function freshDatabase(): Promise<{ url: string; stop(): Promise<void> }> 
   if (KEEP_DIR) mkdirSync(KEEP_DIR, { recursive: true });
   chmodSync(parent, 0o755); // as root, PostgreSQL runs as its own user and must reach the folder
   const dataDir = path.join(parent, 'pg');
-  const port = 20000 + Math.floor(Math.random() * 20000);
+  const port = await freePort();
   let server: EmbeddedDatabase = await startEmbeddedPostgres({ dataDir, port, persistent: true });
   if (kept) {
     // Settings below were kept by ALTER SYSTEM; the bench database and its data too.
@@ -1446,7 +1447,7 @@ async function webhookLatency(service: Service, stats: StatementStats, fx: Fixtu
 }
 
 async function startService(url: string, extraEnv: Record<string, string> = {}): Promise<Service> {
-  const port = 20000 + Math.floor(Math.random() * 20000);
+  const port = await freePort();
   const started = Date.now();
   // BENCH_NODE_ARGS, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof", profiles the service.
   const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);

@@ -24,6 +24,7 @@ import { existsSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { PrismaPg } from '@prisma/adapter-pg';
+import { freePort } from './free-port';
 import { startOtlpSink } from './otlp-sink';
 import { executeAdminCommand, parseAdminCommand } from '../src/admin/admin.commands';
 import { databaseUrlOn, ensureDatabase } from '../src/database/embedded-postgres';
@@ -79,7 +80,7 @@ function mainThreadCpu(pid: number): number {
 }
 
 async function start(url: string, sink: number, s: { name: string; env?: Record<string, string>; args?: string[]; dir?: string }): Promise<Svc> {
-  const port = 20000 + Math.floor(Math.random() * 20000);
+  const port = await freePort();
   const inherited = Object.fromEntries(Object.entries(process.env).filter(([n]) => !n.startsWith('OTEL_')));
   const env: Record<string, string | undefined> = {
     ...inherited,
