@@ -26,6 +26,22 @@ describe('contacts pipeline: set-based and atomic', () => {
     return statements.count - before;
   }
 
+  /** Runs `body` with a BEFORE INSERT trigger on contacts named `name` (its plpgsql `check`, then RETURN NEW), dropped after. */
+  async function withInsertTrigger(name: string, check: string, body: () => Promise<void>): Promise<void> {
+    await app.t.prisma.$executeRawUnsafe(`CREATE FUNCTION ${name}() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+          ${check}
+          RETURN NEW;
+        END $$`);
+    await app.t.prisma.$executeRawUnsafe(`CREATE TRIGGER ${name} BEFORE INSERT ON contacts FOR EACH ROW EXECUTE FUNCTION ${name}()`);
+    try {
+      await body();
+    } finally {
+      await app.t.prisma.$executeRawUnsafe(`DROP TRIGGER ${name} ON contacts`);
+      await app.t.prisma.$executeRawUnsafe(`DROP FUNCTION ${name}()`);
+    }
+  }
+
   it('a batch of 50 costs as many statements as a batch of 1, for creates and for updates', async () => {
     const c = await Org.withList(app.t);
     // Warm up: the first use of a key writes its lastUsedAt off the request path, and the first
@@ -139,16 +155,7 @@ describe('contacts pipeline: set-based and atomic', () => {
     it('a create the write statement did not insert is retried, then answered 500 with nothing of the batch written', async () => {
       // A row skipped under the statement (a trigger returning NULL) is what a writer bypassing the
       // email locks would cause: inserted < creates, ConcurrentInsertConflict, the whole transaction again.
-      await app.t.prisma.$executeRawUnsafe(`
-        CREATE FUNCTION skip_vanishing_contact() RETURNS trigger LANGUAGE plpgsql AS $$
-        BEGIN
-          IF NEW.email LIKE 'vanishing%' THEN RETURN NULL; END IF;
-          RETURN NEW;
-        END $$`);
-      await app.t.prisma.$executeRawUnsafe(
-        `CREATE TRIGGER skip_vanishing_contact BEFORE INSERT ON contacts FOR EACH ROW EXECUTE FUNCTION skip_vanishing_contact()`,
-      );
-      try {
+      await withInsertTrigger('skip_vanishing_contact', `IF NEW.email LIKE 'vanishing%' THEN RETURN NULL; END IF;`, async () => {
         const c = await Org.withList(app.t);
         const before = await snapshot(c.org.id);
         const res = await c.org.postBatch({
@@ -161,10 +168,7 @@ describe('contacts pipeline: set-based and atomic', () => {
         expect(await snapshot(c.org.id)).toEqual(before);
         expect(await app.t.prisma.event.count({ where: { organizationId: c.org.id } })).toBe(0);
         expect(await app.t.prisma.storedResponse.count({ where: { organizationId: c.org.id } })).toBe(0);
-      } finally {
-        await app.t.prisma.$executeRawUnsafe(`DROP TRIGGER skip_vanishing_contact ON contacts`);
-        await app.t.prisma.$executeRawUnsafe(`DROP FUNCTION skip_vanishing_contact()`);
-      }
+      });
     });
 
     it('a contact another writer inserted under the statement fails it (unique key), is retried, then answered 500 with nothing written', async () => {
@@ -172,39 +176,31 @@ describe('contacts pipeline: set-based and atomic', () => {
       // trigger inserting the same email first) makes the unique index fail the statement, and the
       // pipeline runs the whole transaction again (MAX_ATTEMPTS = 3) before answering 500.
       await app.t.prisma.$executeRawUnsafe(`CREATE SEQUENCE raced_contact_attempts`);
-      await app.t.prisma.$executeRawUnsafe(`
-        CREATE FUNCTION insert_raced_contact() RETURNS trigger LANGUAGE plpgsql AS $$
-        BEGIN
-          IF NEW.email LIKE 'raced%' AND pg_trigger_depth() = 1 THEN
+      const raced = `IF NEW.email LIKE 'raced%' AND pg_trigger_depth() = 1 THEN
             PERFORM nextval('raced_contact_attempts');
             INSERT INTO contacts (id, organization_id, email) VALUES (NEW.id || '-other', NEW.organization_id, NEW.email);
-          END IF;
-          RETURN NEW;
-        END $$`);
-      await app.t.prisma.$executeRawUnsafe(
-        `CREATE TRIGGER insert_raced_contact BEFORE INSERT ON contacts FOR EACH ROW EXECUTE FUNCTION insert_raced_contact()`,
-      );
+          END IF;`;
       try {
-        const c = await Org.withList(app.t);
-        const before = await snapshot(c.org.id);
-        const res = await c.org.postBatch({
-          contacts: [
-            { email: 'fresh@example.com', listIds: [c.list] },
-            { email: 'raced@example.com', listIds: [c.list] },
-          ],
+        await withInsertTrigger('insert_raced_contact', raced, async () => {
+          const c = await Org.withList(app.t);
+          const before = await snapshot(c.org.id);
+          const res = await c.org.postBatch({
+            contacts: [
+              { email: 'fresh@example.com', listIds: [c.list] },
+              { email: 'raced@example.com', listIds: [c.list] },
+            ],
+          });
+          expect([res.status, res.body.error?.code]).toEqual([500, 'INTERNAL_ERROR']);
+          expect(JSON.stringify(res.body)).not.toMatch(/raced|INSERT|contacts|SQL/i);
+          const [{ attempts }] = await app.t.prisma.$queryRawUnsafe<Array<{ attempts: bigint }>>(
+            `SELECT last_value AS attempts FROM raced_contact_attempts`,
+          );
+          expect(Number(attempts)).toBe(3);
+          expect(await snapshot(c.org.id)).toEqual(before);
+          expect(await app.t.prisma.event.count({ where: { organizationId: c.org.id } })).toBe(0);
+          expect(await app.t.prisma.storedResponse.count({ where: { organizationId: c.org.id } })).toBe(0);
         });
-        expect([res.status, res.body.error?.code]).toEqual([500, 'INTERNAL_ERROR']);
-        expect(JSON.stringify(res.body)).not.toMatch(/raced|INSERT|contacts|SQL/i);
-        const [{ attempts }] = await app.t.prisma.$queryRawUnsafe<Array<{ attempts: bigint }>>(
-          `SELECT last_value AS attempts FROM raced_contact_attempts`,
-        );
-        expect(Number(attempts)).toBe(3);
-        expect(await snapshot(c.org.id)).toEqual(before);
-        expect(await app.t.prisma.event.count({ where: { organizationId: c.org.id } })).toBe(0);
-        expect(await app.t.prisma.storedResponse.count({ where: { organizationId: c.org.id } })).toBe(0);
       } finally {
-        await app.t.prisma.$executeRawUnsafe(`DROP TRIGGER insert_raced_contact ON contacts`);
-        await app.t.prisma.$executeRawUnsafe(`DROP FUNCTION insert_raced_contact()`);
         await app.t.prisma.$executeRawUnsafe(`DROP SEQUENCE raced_contact_attempts`);
       }
     });
