@@ -161,7 +161,7 @@ export function classifyDatabaseError(error: unknown, commitInFlight = false): u
  * Prisma's own code (P1001, P2028, ...) only when nothing under it says more.
  */
 export function faultCause(error: unknown): string {
-  const cause = error instanceof RequestError && error.cause !== undefined ? error.cause : error;
+  const cause = underRequestError(error);
   const layers = layersOf(cause);
   for (const layer of layers) {
     for (const code of [layer.code, layer.originalCode]) {
@@ -185,6 +185,11 @@ export function faultCause(error: unknown): string {
 
 const PRISMA_CODE = /^P\d{4}$/;
 
+/** The error a 503's RequestError wraps (its `cause`), else the error itself. */
+function underRequestError(error: unknown): unknown {
+  return error instanceof RequestError && error.cause !== undefined ? error.cause : error;
+}
+
 /**
  * The driver's message of a fault, on one line, for the line faultCause names the cause of (not a
  * 503's "retry later", nor Prisma's multi-line "Invalid `prisma.$queryRaw()` invocation" text):
@@ -192,7 +197,7 @@ const PRISMA_CODE = /^P\d{4}$/;
  * email or key in it is still masked by the logs' last safety net, logging.ts maskSecrets).
  */
 export function faultMessage(error: unknown): string {
-  const cause = error instanceof RequestError && error.cause !== undefined ? error.cause : error;
+  const cause = underRequestError(error);
   const original = layersOf(cause).find((layer) => typeof layer.originalMessage === 'string')?.originalMessage;
   const text = typeof original === 'string' ? original : cause instanceof Error ? cause.message : String(cause);
   const line = text.replace(/\s+/g, ' ').trim();
