@@ -108,21 +108,19 @@ export function traceStatements(options: StatementSpanOptions): void {
       for (const processor of options.processors) processor.onEnd(span);
     };
 
-    const last = args.length - 1;
-    if (last >= 0 && typeof args[last] === 'function') {
-      const callback = args[last] as AnyFunction;
-      args[last] = function (this: unknown, error: unknown, result: unknown) {
+    // A callback query (the callback last, or on the config object) ends when it is called.
+    const finishing = (callback: AnyFunction) =>
+      function (this: unknown, error: unknown, result: unknown) {
         finish(error);
         return callback.call(this, error, result);
       };
+    const last = args.length - 1;
+    if (last >= 0 && typeof args[last] === 'function') {
+      args[last] = finishing(args[last] as AnyFunction);
       return query.apply(client, args);
     }
     if (typeof first === 'object' && first !== null && typeof first.callback === 'function') {
-      const callback = first.callback as AnyFunction;
-      first.callback = function (this: unknown, error: unknown, result: unknown) {
-        finish(error);
-        return callback.call(this, error, result);
-      };
+      first.callback = finishing(first.callback as AnyFunction);
       return query.apply(client, args);
     }
     let result: unknown;
