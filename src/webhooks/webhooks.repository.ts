@@ -27,9 +27,10 @@ const viewOf = (row: ViewRow): WebhookView => ({ ...row, createdAt: row.createdA
 
 /** A delivery taken by one instance for one attempt, with what the attempt needs. */
 export interface ClaimedDelivery {
-  /** bigint as text. */
-  id: string;
+  /** The delivery's key (webhook_deliveries' primary key): webhookId, its commit's position and the event's seq (bigint as text). */
   webhookId: string;
+  position: string;
+  seq: string;
   leaseToken: string;
   /** Attempts made so far, this one included. */
   attemptCount: number;
@@ -42,8 +43,9 @@ export interface ClaimedDelivery {
 /** A row of WEBHOOK_CLAIM or WEBHOOK_FAN_OUT as the worker takes it. */
 function claimed(row: ClaimRow, leaseToken: string): ClaimedDelivery {
   return {
-    id: row.id,
     webhookId: row.webhookId,
+    position: row.position,
+    seq: row.seq,
     leaseToken,
     attemptCount: row.attemptCount,
     url: row.url,
@@ -53,8 +55,10 @@ function claimed(row: ClaimRow, leaseToken: string): ClaimedDelivery {
 }
 
 export interface AttemptOutcome {
-  /** The delivery's id (bigint as text). */
-  id: string;
+  /** The delivery's key: webhook, position and seq (bigint as text). */
+  webhookId: string;
+  position: string;
+  seq: string;
   leaseToken: string;
   /** pending (a retry is scheduled after delayMs), delivered or failed. */
   state: 'pending' | 'delivered' | 'failed';
@@ -246,7 +250,7 @@ export class WebhooksRepository {
       lease.token,
       lease.seconds,
     ]);
-    const taken = rows.filter((row): row is typeof row & ClaimRow => row.id !== null).map((row) => claimed(row, lease.token));
+    const taken = rows.filter((row): row is typeof row & ClaimRow => row.seq !== null).map((row) => claimed(row, lease.token));
     return { read: rows[0].read, inserted: rows[0].inserted, taken };
   }
 
@@ -301,7 +305,9 @@ export class WebhooksRepository {
   async complete(outcomes: AttemptOutcome[]): Promise<number> {
     if (outcomes.length === 0) return 0;
     const rows = await this.database.run(WEBHOOK_COMPLETE, [
-      outcomes.map((o) => o.id),
+      outcomes.map((o) => o.webhookId),
+      outcomes.map((o) => o.position),
+      outcomes.map((o) => o.seq),
       outcomes.map((o) => o.leaseToken),
       outcomes.map((o) => o.state),
       outcomes.map((o) => o.delayMs),

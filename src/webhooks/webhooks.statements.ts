@@ -48,8 +48,9 @@ export const WEBHOOK_FAN_OUT_HORIZONS_WAIT = defineStatement<{ organizationId: s
 
 /** A delivery taken for one attempt, with what the attempt needs (rows of WEBHOOK_CLAIM and WEBHOOK_FAN_OUT). */
 export interface ClaimRow {
-  /** bigint as text. */
-  id: string;
+  /** The delivery's key with webhookId (webhook_deliveries' primary key): its commit's position and the event's seq, bigint as text. */
+  position: string;
+  seq: string;
   webhookId: string;
   /** Attempts made so far, this one included. */
   attemptCount: number;
@@ -73,6 +74,14 @@ export interface ClaimRow {
  * the claim's update), and the claim statement is left to the rest (retries, deliveries over $4,
  * and those held by per-contact order). Per-contact order: a delivery is taken here only when its
  * contact has no pending delivery for the webhook, in the table or earlier in this page.
+ *
+ * A plain INSERT, no `ON CONFLICT`: the page starts after the webhook's feed position, read from
+ * the row this statement holds (FOR NO KEY UPDATE: a concurrent round skips the webhook, a later
+ * one reads the position this one moved), so no delivery of these events can exist yet. A
+ * speculative insertion cost every delivery a probe of the unique index before the insert, a
+ * speculative-insertion lock and a second WAL record (docs/performance.md, "Webhook delivery",
+ * sixth pass). Were one there (a bug in moving the position), the unique index fails the round
+ * (23505, a fault line) instead of the row being skipped silently.
  *
  * Returns one row with how many events were read and how many deliveries inserted, joined to the
  * deliveries taken (their columns null when none were).
@@ -112,18 +121,17 @@ export const WEBHOOK_FAN_OUT = defineStatement<{ read: number; inserted: number 
           CASE WHEN leased THEN now() + make_interval(secs => $7::int) ELSE now() END,
           CASE WHEN leased THEN $6::text END, CASE WHEN leased THEN now() END, CASE WHEN leased THEN $5::text END
         FROM taken
-        ON CONFLICT (webhook_id, position, seq) DO NOTHING
-        RETURNING id, webhook_id, seq, attempt_count, lease_token
+        RETURNING webhook_id, position, seq, attempt_count, lease_token
       ), last AS (
         SELECT DISTINCT ON (webhook_id) webhook_id, position, seq FROM page ORDER BY webhook_id, position DESC, seq DESC
       ), moved AS (
         UPDATE webhooks SET feed_position = last.position, feed_seq = last.seq FROM last WHERE webhooks.id = last.webhook_id
       )
-      SELECT n.read, n.inserted, t.id::text AS id, t.webhook_id AS "webhookId", t.attempt_count AS "attemptCount",
+      SELECT n.read, n.inserted, t.position::text AS position, t.seq::text AS seq, t.webhook_id AS "webhookId", t.attempt_count AS "attemptCount",
         w.url, w.secret, ${publicEventIdSql('e.id')} AS "eventId", e.body
       FROM (SELECT (SELECT count(*) FROM page)::int AS read, (SELECT count(*) FROM ins)::int AS inserted) n
       LEFT JOIN (ins t JOIN w ON w.id = t.webhook_id JOIN events e ON e.seq = t.seq) ON t.lease_token IS NOT NULL`,
-  columns: ['read', 'inserted', 'id', 'webhookId', 'attemptCount', 'url', 'secret', 'eventId', 'body'],
+  columns: ['read', 'inserted', 'position', 'seq', 'webhookId', 'attemptCount', 'url', 'secret', 'eventId', 'body'],
   sample: () => [[], [], 1, 0, 'warm-up', 'warm-up', 30],
 });
 
@@ -137,7 +145,7 @@ export const WEBHOOK_FAN_OUT = defineStatement<{ read: number; inserted: number 
 export const WEBHOOK_CLAIM = defineStatement<ClaimRow>({
   name: 'webhooks.claim',
   text: `WITH due AS (
-        SELECT d.id, d.event_seq, d.webhook_id FROM webhook_deliveries d
+        SELECT d.webhook_id, d.position, d.seq, d.event_seq FROM webhook_deliveries d
         JOIN webhooks w ON w.id = d.webhook_id
         WHERE d.state = 'pending' AND d.next_attempt_at <= now() AND w.enabled
           AND (d.contact_id IS NULL OR NOT EXISTS (
@@ -158,19 +166,19 @@ export const WEBHOOK_CLAIM = defineStatement<ClaimRow>({
       FROM due
       JOIN webhooks w ON w.id = due.webhook_id
       LEFT JOIN events e ON e.seq = due.event_seq
-      WHERE d.id = due.id
-      RETURNING d.id::text AS id, d.webhook_id AS "webhookId", d.attempt_count AS "attemptCount", w.url, w.secret,
+      WHERE d.webhook_id = due.webhook_id AND d.position = due.position AND d.seq = due.seq
+      RETURNING d.position::text AS position, d.seq::text AS seq, d.webhook_id AS "webhookId", d.attempt_count AS "attemptCount", w.url, w.secret,
         ${publicEventIdSql('e.id')} AS "eventId", e.body`,
-  columns: ['id', 'webhookId', 'attemptCount', 'url', 'secret', 'eventId', 'body'],
+  columns: ['position', 'seq', 'webhookId', 'attemptCount', 'url', 'secret', 'eventId', 'body'],
   sample: () => ['warm-up', 'warm-up', 30, 0],
 });
 
 /**
  * Records a batch of attempts in one statement, each only where its lease ($2) is still the one
  * it was taken with (a lease taken over is the taker's to record), each at most once (a delivery
- * id appears once per batch). Arrays, one element per attempt: $1 delivery ids, $2 lease tokens,
- * $3 states (pending: a retry after $4 ms; delivered; failed), $5 when the attempt began, $6 HTTP
- * status, $7 error. A delivered attempt also ends its webhook's failing streak (failing_since), in
+ * appears once per batch). Arrays, one element per attempt: the delivery's key ($1 webhook ids,
+ * $2 positions, $3 seqs), $4 lease tokens, $5 states (pending: a retry after $6 ms; delivered;
+ * failed), $7 when the attempt began, $8 HTTP status, $9 error. A delivered attempt also ends its webhook's failing streak (failing_since), in
  * the same statement: the common case, a webhook that is not failing, writes nothing there.
  * Returns how many were recorded (one row: not a row per attempt to send and parse).
  */
@@ -182,17 +190,17 @@ export const WEBHOOK_COMPLETE = defineStatement<{ recorded: number }>({
           next_attempt_at = CASE WHEN r.state = 'pending' THEN now() + make_interval(secs => r.delay_ms / 1000.0) ELSE NULL END,
           attempts = d.attempts || jsonb_build_array(jsonb_build_object('at', r.at, 'status', r.status, 'error', r.error)),
           lease_token = NULL, leased_at = NULL
-        FROM unnest($1::bigint[], $2::text[], $3::text[], $4::float8[], $5::text[], $6::int[], $7::text[])
-          AS r(id, lease_token, state, delay_ms, at, status, error)
-        WHERE d.id = r.id AND d.lease_token = r.lease_token
-        RETURNING d.id, d.webhook_id, r.state
+        FROM unnest($1::text[], $2::bigint[], $3::bigint[], $4::text[], $5::text[], $6::float8[], $7::text[], $8::int[], $9::text[])
+          AS r(webhook_id, position, seq, lease_token, state, delay_ms, at, status, error)
+        WHERE d.webhook_id = r.webhook_id AND d.position = r.position AND d.seq = r.seq AND d.lease_token = r.lease_token
+        RETURNING d.webhook_id, r.state
       ), healthy AS (
         UPDATE webhooks SET failing_since = NULL
         WHERE id IN (SELECT webhook_id FROM done WHERE state = 'delivered') AND failing_since IS NOT NULL
       )
       SELECT count(*)::int AS recorded FROM done`,
   columns: ['recorded'],
-  sample: () => [[], [], [], [], [], [], []],
+  sample: () => [[], [], [], [], [], [], [], [], []],
 });
 
 export const WEBHOOKS_STATEMENTS = [WEBHOOK_FAN_OUT_HORIZONS, WEBHOOK_FAN_OUT_HORIZONS_WAIT, WEBHOOK_FAN_OUT, WEBHOOK_CLAIM, WEBHOOK_COMPLETE];
