@@ -5,7 +5,6 @@ import { OTLPTraceExporter as OtlpJsonExporter } from '@opentelemetry/exporter-t
 import { OTLPTraceExporter as OtlpProtobufExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { registerInstrumentations } from '@opentelemetry/instrumentation';
 import { IORedisInstrumentation } from '@opentelemetry/instrumentation-ioredis';
-import { NestInstrumentation } from '@opentelemetry/instrumentation-nestjs-core';
 import { detectResources, envDetector, hostDetector, processDetector, resourceFromAttributes } from '@opentelemetry/resources';
 import {
   AlwaysOffSampler,
@@ -24,15 +23,18 @@ import { loggablePath, maskSecrets } from '../logging/logging';
 import { boundedMemo } from '../common/bounded-memo';
 import { EdgeIdGenerator, requestLogFields, traceRequests } from './request-edge';
 import type { SamplerName, TracingSettings } from './tracing-settings';
-import { StatementSpan, traceStatements } from './statement-spans';
+import { OwnSpan } from './own-span';
+import { traceRoutes } from './route-spans';
+import { traceStatements } from './statement-spans';
 import { setActiveTracing } from './tracing-state';
 
 /**
  * The OpenTelemetry SDK, loaded only when tracing is on (src/tracing/register.ts requires this
  * module before anything it instruments). Spans: the HTTP server span (named by its route;
  * started at the edge, request-edge.ts, only for sampled requests), the Nest route
- * (Controller.handler), every PostgreSQL statement (pg, so the request path's SQL and Prisma's
- * alike; the first of each pool checkout with its wait; spans of our own, statement-spans.ts) and
+ * (Controller.handler; a span of our own, route-spans.ts), every PostgreSQL statement (pg, so the
+ * request path's SQL and Prisma's alike; the first of each pool checkout with its wait; spans of
+ * our own, statement-spans.ts) and
  * every Redis command (ioredis), the last three only inside a sampled trace. The sampler comes from OTEL_TRACES_SAMPLER/_ARG (tracing-settings.ts);
  * batch sizes, endpoints, headers and resource attributes from the other OTEL_* variables, read by
  * the SDK itself.
@@ -63,15 +65,16 @@ export function startTracing(settings: Extract<TracingSettings, { enabled: true 
   registerInstrumentations({
     tracerProvider: provider,
     instrumentations: [
-      nestRouteSpansSampledOnly(new NestInstrumentation()),
       // The command name only: rate-limit keys hold client addresses.
       sampledOnly(new IORedisInstrumentation({ requireParentSpan: true, dbStatementSerializer: (command) => command }), '_patchSendCommand'),
     ],
   });
 
-  // PostgreSQL statements: spans of our own (statement-spans.ts), only inside a sampled trace;
-  // statement text only (parameters are never recorded).
-  traceStatements({ processors: spanProcessors, newSpanId: () => ids.generateSpanId(), version: serviceVersion() });
+  // The Nest route and PostgreSQL statements: spans of our own (route-spans.ts, statement-spans.ts),
+  // only inside a sampled trace; statement text only (parameters are never recorded).
+  const ownSpans = { processors: spanProcessors, newSpanId: () => ids.generateSpanId(), version: serviceVersion() };
+  traceRoutes(ownSpans);
+  traceStatements(ownSpans);
 
   setActiveTracing({
     traceRequests: (server: Server) => traceRequests(server, { tracer, sampler, ids, ignoredPaths: IGNORED_PATHS }),
@@ -139,45 +142,6 @@ function sampledOnly<T extends object>(instrumentation: T, ...patchFactories: st
 
 type AnyFunction = (...args: unknown[]) => unknown;
 
-/**
- * The Nest route's span (Controller.handler) only inside a sampled trace, like the statements
- * above: for a request the sampler left out, the instrumentation would still build its
- * attributes, start two no-op spans and enter two contexts per request. Its patch of
- * `RouterExecutionContext.prototype.create` is applied through `ensureWrapped`; wrapped here, each
- * route gets both handlers (traced and plain, built once at start) and picks one per request.
- * Internal to the package like `sampledOnly` (versions pinned, README); test/ops/tracing.e2e-spec.ts
- * fails if the route's span stops appearing or the handler's comes back.
- */
-function nestRouteSpansSampledOnly(instrumentation: NestInstrumentation): NestInstrumentation {
-  type Wrapper = (original: AnyFunction) => AnyFunction;
-  const target = instrumentation as unknown as { ensureWrapped?: (obj: object, method: string, wrapper: Wrapper) => void };
-  const ensureWrapped = target.ensureWrapped;
-  if (typeof ensureWrapped !== 'function') throw new Error('NestInstrumentation has no ensureWrapped: check its version');
-  target.ensureWrapped = function (this: unknown, obj: object, method: string, wrapper: Wrapper) {
-    if (obj.constructor?.name !== 'RouterExecutionContext' || method !== 'create') return ensureWrapped.call(this, obj, method, wrapper);
-    const perRequestChoice: Wrapper = (original) => {
-      // The route's span only: the instrumentation also wraps the handler (args[1]) in a span of
-      // its own inside the route's, timing nearly the same call; the original gets the plain one.
-      let plainCallback: unknown;
-      const traced = wrapper(function (this: unknown, ...args: unknown[]) {
-        return original.apply(this, [args[0], plainCallback, ...args.slice(2)]);
-      });
-      return function (this: unknown, ...args: unknown[]) {
-        const plainHandler = original.apply(this, args) as AnyFunction;
-        plainCallback = args[1];
-        const tracedHandler = traced.apply(this, args) as AnyFunction;
-        plainCallback = undefined;
-        return function (this: unknown, ...requestArgs: unknown[]) {
-          const recording = trace.getSpan(context.active())?.isRecording() === true;
-          return (recording ? tracedHandler : plainHandler).apply(this, requestArgs);
-        };
-      };
-    };
-    return ensureWrapped.call(this, obj, method, perRequestChoice);
-  };
-  return instrumentation;
-}
-
 function serviceVersion(): string {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   return (require('../../package.json') as { version: string }).version;
@@ -209,7 +173,7 @@ class PrivacyExporter implements SpanExporter {
 }
 
 function maskSpan(span: ReadableSpan): ReadableSpan {
-  return span instanceof StatementSpan ? span : new MaskedSpan(span);
+  return span instanceof OwnSpan ? span : new MaskedSpan(span);
 }
 
 /**

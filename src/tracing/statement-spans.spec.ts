@@ -1,5 +1,5 @@
 import { context, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Span } from '@opentelemetry/api';
-import { AlwaysOnSampler, NodeTracerProvider, RandomIdGenerator, type ReadableSpan, type SpanProcessor } from '@opentelemetry/sdk-trace-node';
+import { spanCollector } from '../../test/utils/span-collector';
 import { Pool } from 'pg';
 import { POOL_WAIT_ATTRIBUTE, STATEMENT_SCOPE, traceStatements } from './statement-spans';
 
@@ -9,18 +9,8 @@ import { POOL_WAIT_ATTRIBUTE, STATEMENT_SCOPE, traceStatements } from './stateme
  * the span processors, inside and outside a recording span.
  */
 describe('statement spans: our own PostgreSQL spans, only inside a sampled trace', () => {
-  const ended: ReadableSpan[] = [];
-  const collector: SpanProcessor = {
-    onStart: () => undefined,
-    onEnd: (span) => void ended.push(span),
-    forceFlush: () => Promise.resolve(),
-    shutdown: () => Promise.resolve(),
-  };
-  const provider = new NodeTracerProvider({ sampler: new AlwaysOnSampler() });
-  provider.register();
-  const tracer = provider.getTracer('test');
-  const ids = new RandomIdGenerator();
-  traceStatements({ processors: [collector], newSpanId: () => ids.generateSpanId(), version: '0.0.0' });
+  const { ended, provider, tracer, options } = spanCollector();
+  traceStatements(options);
   let pool: Pool;
 
   beforeAll(() => {

@@ -1,16 +1,16 @@
 import { dirname } from 'node:path';
-import { context, SpanKind, SpanStatusCode, trace, type Attributes, type HrTime, type Link, type SpanContext, type SpanStatus } from '@opentelemetry/api';
-import type { ReadableSpan, SpanProcessor, TimedEvent } from '@opentelemetry/sdk-trace-node';
+import { context, SpanKind, trace, type Attributes } from '@opentelemetry/api';
 import { boundedMemo } from '../common/bounded-memo';
 import { maskSecrets } from '../logging/logging';
+import { OwnSpan, type OwnSpanOptions, type RecordingParent } from './own-span';
 
 /**
  * PostgreSQL statement spans, built by the service itself (loaded only with tracing on, from
  * start-tracing.ts) instead of `@opentelemetry/instrumentation-pg`.
  *
  * Only a statement run inside a sampled trace gets a span; any other goes straight to pg's own
- * `Client.prototype.query` after one check of the active span. A sampled statement's span is a
- * `StatementSpan`: one small object, already a finished `ReadableSpan` when the statement
+ * `Client.prototype.query` after one check of the active span. A sampled statement's span is an
+ * `OwnSpan` (own-span.ts): one small object, already a finished `ReadableSpan` when the statement
  * settles, handed to the span processors' `onEnd` (the batch and its exporter) as the SDK's own
  * spans are. It skips what the instrumentation and the SDK's generic span did for each statement
  * (the query config copied, the connection's attributes built twice, the operation name parsed,
@@ -30,7 +30,6 @@ export const STATEMENT_SCOPE = 'contact-sync/postgresql';
 export const POOL_WAIT_ATTRIBUTE = 'db.client.connection.wait_ms';
 
 type AnyFunction = (...args: unknown[]) => unknown;
-type RecordingParent = { spanContext(): SpanContext; resource: ReadableSpan['resource'] };
 interface PgClient {
   connectionParameters?: { database?: string; host?: string; port?: number | string };
 }
@@ -53,17 +52,11 @@ const operationOf = boundedMemo(1000, (text: string) => {
   return word.endsWith(';') ? word.slice(0, -1) : word;
 });
 
-export interface StatementSpanOptions {
-  processors: readonly SpanProcessor[];
-  newSpanId(): string;
-  version: string;
-}
-
 /**
  * Patches pg's `Client.prototype.query` and pg-pool's `connect` (the copies the service and
  * Prisma's adapter load: pg is required from here, before anything else loads it).
  */
-export function traceStatements(options: StatementSpanOptions): void {
+export function traceStatements(options: OwnSpanOptions): void {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const pg = require('pg') as { Client: { prototype: Record<string, AnyFunction> } };
   // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -102,10 +95,10 @@ export function traceStatements(options: StatementSpanOptions): void {
     const database = client.connectionParameters?.database;
     const command = plan ?? (text === undefined ? undefined : operationOf(text));
     const name = command === undefined ? 'pg.query' : `pg.query:${command}${database ? ` ${database}` : ''}`;
-    const span = new StatementSpan(name, parent, options.newSpanId(), own, scope);
+    const span = new OwnSpan(name, SpanKind.CLIENT, parent, options.newSpanId(), own, scope);
     const finish = (error: unknown) => {
-      span.finish(error);
-      for (const processor of options.processors) processor.onEnd(span);
+      const code = error === undefined || error === null ? undefined : (error as { code?: unknown }).code;
+      span.finish(options.processors, error, typeof code === 'string' ? code : undefined);
     };
 
     // A callback query (the callback last, or on the config object) ends when it is called.
@@ -187,85 +180,4 @@ export function traceStatements(options: StatementSpanOptions): void {
       return client;
     });
   };
-}
-
-const NO_LINKS: Link[] = [];
-const OK: SpanStatus = { code: SpanStatusCode.UNSET };
-
-/** Wall-clock milliseconds as the SDK's [seconds, nanoseconds]. */
-function hrTimeOf(ms: number): HrTime {
-  let seconds = Math.floor(ms / 1000);
-  let nanos = Math.round((ms - seconds * 1000) * 1e6);
-  if (nanos >= 1e9) {
-    seconds += 1;
-    nanos -= 1e9;
-  }
-  return [seconds, nanos];
-}
-
-/**
- * One statement's span: started with the statement, finished when it settles, then the same
- * `ReadableSpan` the exporter serialises (already masked: PrivacyExporter passes it through).
- */
-export class StatementSpan implements ReadableSpan {
-  readonly kind = SpanKind.CLIENT;
-  readonly parentSpanContext: SpanContext;
-  readonly startTime: HrTime;
-  endTime: HrTime;
-  duration: HrTime;
-  status: SpanStatus = OK;
-  readonly links = NO_LINKS;
-  events: TimedEvent[] = [];
-  ended = false;
-  readonly resource: ReadableSpan['resource'];
-  readonly droppedAttributesCount = 0;
-  readonly droppedEventsCount = 0;
-  readonly droppedLinksCount = 0;
-  private readonly context: SpanContext;
-  /** Date.now() − performance.now() at the start, as the SDK's spans take their times. */
-  private readonly offset: number;
-  private readonly started: number;
-
-  constructor(
-    readonly name: string,
-    parent: RecordingParent,
-    spanId: string,
-    readonly attributes: Attributes,
-    readonly instrumentationScope: ReadableSpan['instrumentationScope'],
-  ) {
-    const parentContext = parent.spanContext();
-    this.parentSpanContext = parentContext;
-    this.context = { traceId: parentContext.traceId, spanId, traceFlags: parentContext.traceFlags };
-    this.resource = parent.resource;
-    this.started = performance.now();
-    this.offset = Date.now() - this.started;
-    this.startTime = hrTimeOf(this.offset + this.started);
-    this.endTime = this.startTime;
-    this.duration = [0, 0];
-  }
-
-  spanContext(): SpanContext {
-    return this.context;
-  }
-
-  /** The statement settled: its end, and for an error its code, status and exception event (masked like the logs). */
-  finish(error: unknown): void {
-    const elapsed = performance.now() - this.started;
-    this.endTime = hrTimeOf(this.offset + this.started + elapsed);
-    this.duration = hrTimeOf(elapsed);
-    this.ended = true;
-    if (error === undefined || error === null) return;
-    const message = maskSecrets(error instanceof Error ? error.message : typeof error === 'string' ? error : 'statement failed');
-    const code = (error as { code?: unknown }).code;
-    if (typeof code === 'string') this.attributes['error.type'] = code;
-    this.status = { code: SpanStatusCode.ERROR, message };
-    this.events = [
-      {
-        name: 'exception',
-        time: this.endTime,
-        attributes: { 'exception.type': error instanceof Error ? error.name : typeof error, 'exception.message': message },
-        droppedAttributesCount: 0,
-      },
-    ];
-  }
 }

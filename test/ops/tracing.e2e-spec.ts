@@ -105,15 +105,25 @@ describe('tracing (node dist/main.js with OTEL_* set)', () => {
     }
 
     const route = spans.find((s) => s.name === 'ContactsController.createOrUpdate');
-    expect(route?.attributes['http.route']).toBe('/api/v2/contacts');
-    // The route's span only: no second span for the handler inside it.
-    expect(spans.filter((s) => s.scope.includes('instrumentation-nestjs-core')).map((s) => s.name)).toEqual(['ContactsController.createOrUpdate']);
+    expect(route?.attributes).toMatchObject({
+      'http.route': '/api/v2/contacts',
+      'http.request.method': 'POST',
+      'nestjs.controller': 'ContactsController',
+      'nestjs.callback': 'createOrUpdate',
+      'nestjs.type': 'request_context',
+    });
+    expect(route?.parentSpanId).toBe(server.spanId);
+    // The route's span only (our own, src/tracing/route-spans.ts): no second span for the handler inside it.
+    expect(spans.filter((s) => s.scope === 'contact-sync/nest-route').map((s) => s.name)).toEqual(['ContactsController.createOrUpdate']);
+    expect(spans.filter((s) => s.scope.includes('nestjs'))).toEqual([]);
 
     const statements = spans.filter((s) => s.scope === 'contact-sync/postgresql' && s.attributes['db.query.text'] !== undefined);
     const texts = statements.map((s) => String(s.attributes['db.query.text']));
     expect(texts.some((t) => t.startsWith('BEGIN'))).toBe(true);
     expect(texts.some((t) => t.includes('INSERT INTO contacts'))).toBe(true);
     expect(texts).toContain('COMMIT');
+    // The statements run inside the route's span: its children.
+    expect(statements.find((s) => String(s.attributes['db.query.text']).includes('INSERT INTO contacts'))?.parentSpanId).toBe(route!.spanId);
     // The statement spans (statement-spans.ts) keep the names and attributes the pg instrumentation gave.
     for (const statement of statements) {
       expect(statement).toMatchObject({ kind: CLIENT_KIND, attributes: { 'db.system.name': 'postgresql', 'db.namespace': expect.any(String) } });
