@@ -4,8 +4,9 @@
  * saturated on purpose. The one list of them (jest.config.js reads it).
  *
  * `npm test` runs the whole suite in band, this list included. CI (.ci/run) splits each Node's pass:
- * JEST_SELECTION=rest (every other file) with two Jest workers, then JEST_SELECTION=timing (these)
- * in band, alone, so that what they measure is the service, not a neighbouring test file.
+ * JEST_SELECTION=rest (every other file) with two Jest workers, beside lint, the type check and the
+ * other Node's `rest` run; then JEST_SELECTION=timing (these) in band, alone, one Node after the
+ * other, so that what they measure is the service, not a neighbouring test file or run.
  * test/architecture/test-selection.spec.ts checks that every entry is a test file, and .ci/run that
  * the two selections together are the whole suite, each file once.
  *
