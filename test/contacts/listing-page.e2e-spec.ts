@@ -13,7 +13,10 @@ import { useTestApp } from '../utils/test-app';
  * `1000000000000000000000`, `1e-7` as `0.0000001`: the same JSON number).
  */
 describe('GET /api/v2/contacts: the page as sent', () => {
-  const app = useTestApp({ IP_RATE_LIMIT: '1000000', ORG_RATE_LIMIT: '100000' });
+  // Two tests here seed 20,000 contacts and their memberships to look at plans. Under CI's load (two
+  // Jest runs side by side) one such INSERT took past the default 5 s statement_timeout; no test here
+  // is about time-outs, so the statements get a minute.
+  const app = useTestApp({ IP_RATE_LIMIT: '1000000', ORG_RATE_LIMIT: '100000', DB_STATEMENT_TIMEOUT_MS: '60000' });
 
   /** The answer GET /contacts/{email} would make the page of, as JSON.stringify writes it. */
   async function expectedPage(org: Org, text: string, emails: string[], nextCursor: string | null): Promise<string> {
