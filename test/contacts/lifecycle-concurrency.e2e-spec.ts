@@ -13,7 +13,11 @@ const emails = (prefix: string, n: number) => Array.from({ length: n }, (_, i) =
  */
 describe('list removal and delete: set-based and serialized', () => {
   // No webhook worker: its polling would be counted with the request's statements.
-  const app = useTestApp({ IP_RATE_LIMIT: '1000000', ORG_RATE_LIMIT: '1000000', WEBHOOK_DELIVERY: 'false' });
+  // The races below queue up to 144 requests on the locks of 6 contacts: each waits for all before
+  // it. On a loaded machine (CI's two Jest runs side by side at load 26) that queue passed the default
+  // lock_timeout (3 s) and a request answered 503, as it should. These tests prove serialization, not
+  // time-outs (test/contacts/lock-wait.e2e-spec.ts does), so the waits get a minute.
+  const app = useTestApp({ IP_RATE_LIMIT: '1000000', ORG_RATE_LIMIT: '1000000', WEBHOOK_DELIVERY: 'false', DB_STATEMENT_TIMEOUT_MS: '60000' });
 
   async function caller() {
     const c = await Org.withList(app.t);
