@@ -1,6 +1,7 @@
 /**
  * Contract section 14 (and 16): GET /api/v2/events, the events of the POST endpoints. Black box:
- * everything through HTTP, but for the organizations' setup.
+ * everything through HTTP, but for the organizations' setup and, for retention, running the sweep
+ * and ageing the events.
  */
 import { EventsSweeper } from '../../src/events/events.sweeper';
 import { ROOM_FOR_LOAD, useTestApp } from '../utils/test-app';

@@ -49,7 +49,8 @@ export async function createTestApp(
  * has passed the defaults — statement 5 s (57014), lock wait 3 s (55P03, 60% of it), a pool
  * connection within DB_CONNECT_TIMEOUT_MS 3 s — and a setup step failed or a request answered 503
  * (docs/performance.md, "CI on two Nodes"). Here: statements a minute, lock waits 36 s, a pool
- * connection 30 s, longer than the test itself may take (testTimeout 30 s), so none of them ends a
+ * connection 30 s (the interactive Prisma transactions' maxWait and timeout follow: src/database/
+ * prisma.service.ts), longer than the test itself may take (testTimeout 30 s), so none of them ends a
  * test's work. What the tests assert (who wins a race, what is stored, never a 500) is unchanged. A
  * test about a time-out sets its own values (and if it bounds a duration, belongs in
  * test/timing-sensitive.js).
