@@ -1,7 +1,28 @@
 import { Injectable, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import { PrismaClient } from '../generated/prisma/client';
-import { Database } from './database';
+import { Database, type DatabaseOptions } from './database';
 import { ReleasingPgAdapterFactory } from './prisma-adapter';
+
+/** Prisma's own bounds of an interactive transaction: a pool connection within 2 s, the whole transaction within 5 s. */
+const PRISMA_MAX_WAIT_MS = 2000;
+const PRISMA_TIMEOUT_MS = 5000;
+
+/**
+ * The bounds of the routes' interactive transactions (`$transaction(async (tx) => ...)`): Prisma's
+ * own, raised to the configured ones when those are larger. The wait for a pool connection is at
+ * least DB_CONNECT_TIMEOUT_MS, as on the pg path (pg-pool's own bound); the transaction may last at
+ * least DB_STATEMENT_TIMEOUT_MS. With the defaults (3 s, 5 s): 3 s and 5 s. Before, Prisma's 2 s and
+ * 5 s held whatever the configuration said, so raising the time-outs (as the tests that race many
+ * requests on the same rows do under CI's load) could not stop a removal or a delete from answering
+ * 503 after 2 s without a connection (docs/performance.md, "CI on two Nodes"). A transaction that
+ * needs longer passes its own `timeout` (erasure: ERASURE_TRANSACTION_TIMEOUT_MS).
+ */
+export function prismaTransactionOptions(options: Pick<DatabaseOptions, 'connectTimeoutMs' | 'statementTimeoutMs'>): { maxWait: number; timeout: number } {
+  return {
+    maxWait: Math.max(PRISMA_MAX_WAIT_MS, options.connectTimeoutMs),
+    timeout: Math.max(PRISMA_TIMEOUT_MS, options.statementTimeoutMs),
+  };
+}
 
 /**
  * The Prisma client of the app, on the pg driver adapter built over the Database's own pool: one
@@ -15,7 +36,11 @@ export class PrismaService extends PrismaClient implements OnModuleInit, OnModul
     // 'minimal', as Prisma chooses under NODE_ENV=production (the Docker image): otherwise every
     // call captures a stack for a code frame in its error message (in tests: every expected
     // constraint error mapped through source maps), which no answer or log line shows.
-    super({ adapter: new ReleasingPgAdapterFactory(database), errorFormat: 'minimal' });
+    super({
+      adapter: new ReleasingPgAdapterFactory(database),
+      errorFormat: 'minimal',
+      transactionOptions: prismaTransactionOptions(database.options),
+    });
   }
 
   async onModuleInit(): Promise<void> {

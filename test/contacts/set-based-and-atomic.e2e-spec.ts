@@ -7,6 +7,7 @@ import { useTestApp } from '../utils/test-app';
 import { contactCount, membershipCount } from './contacts-helpers';
 import { Org } from '../contract/helpers';
 import { refuseInsertsWhere } from '../utils/refuse-inserts';
+import { waitUntil } from '../utils/run-service';
 
 const emails = (prefix: string, n: number) => Array.from({ length: n }, (_, i) => `${prefix}${i}@example.com`);
 
@@ -48,7 +49,11 @@ describe('contacts pipeline: set-based and atomic', () => {
     // POST of an organization reads its erasure secret once for the process (then cached).
     await c.org.get('/api/v2/lists').expect(200);
     await c.org.postBatch({ contacts: [{ email: 'warm-up@example.com', listIds: [c.list] }] });
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    // That write is not awaited by the request: wait until it is stored (a fixed 100 ms before: on a
+    // loaded CI machine it could still be in flight and be counted with the first batch below).
+    await waitUntil('the key\'s lastUsedAt is written', async () =>
+      (await app.t.prisma.apiKey.count({ where: { organizationId: c.org.id, lastUsedAt: { not: null } } })) > 0,
+    );
 
     const batch = (list: string[], overwrite = false, city?: string) => ({
       contacts: list.map((email) => ({ email, listIds: [c.list], overwrite, ...(city ? { fields: { city } } : {}) })),

@@ -19,8 +19,12 @@ export interface Res {
 
 export const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-/** Boots one app for the file. The per-IP limit is lifted: every request of the suite comes from 127.0.0.1. */
-export const bootApp = (): { t: TestApp } => useTestApp({ IP_RATE_LIMIT: '1000000', ORG_RATE_LIMIT: '100000' });
+/**
+ * Boots one app for the file. The per-IP limit is lifted: every request of the suite comes from 127.0.0.1.
+ * `env` adds to it (e.g. ROOM_FOR_LOAD, test/utils/test-app.ts).
+ */
+export const bootApp = (env: Record<string, string> = {}): { t: TestApp } =>
+  useTestApp({ IP_RATE_LIMIT: '1000000', ORG_RATE_LIMIT: '100000', ...env });
 
 /**
  * bootApp() and, before each test, a fresh organization with its key and a list "Main" (Org.withList):

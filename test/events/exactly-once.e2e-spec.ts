@@ -4,7 +4,7 @@ import type { NewEvent } from '../../src/events/event-types';
 import { EventsRepository } from '../../src/events/events.repository';
 import { eventInsertValues, eventsInsert } from '../../src/events/events.statements';
 import { createOrganization } from '../utils/fixtures';
-import { useTestApp } from '../utils/test-app';
+import { ROOM_FOR_LOAD, useTestApp } from '../utils/test-app';
 
 /**
  * The feed's guarantee (contract section 14, docs/events.md): a reader following nextCursor gets
@@ -26,7 +26,9 @@ interface Commit {
 }
 
 describe('events feed: exactly once, in commit order, under concurrent writers', () => {
-  const app = useTestApp({ IP_RATE_LIMIT: '1000000', ORG_RATE_LIMIT: '1000000', DB_POOL_SIZE: '12' });
+  // Writers (two of them Prisma transactions on the app's pool) race a reader whose every page must be
+  // 200: under CI's load their pool and lock waits can pass the default time-outs: ROOM_FOR_LOAD.
+  const app = useTestApp({ IP_RATE_LIMIT: '1000000', ORG_RATE_LIMIT: '1000000', DB_POOL_SIZE: '12', ...ROOM_FOR_LOAD });
   let clock = 0;
   const tick = () => ++clock;
 

@@ -2,21 +2,43 @@ import net from 'node:net';
 import { createTestAppWithOrg, type TestApp } from '../utils/test-app';
 import { portOf } from '../rate-limit/support';
 
-/** Sends raw bytes and collects everything the server writes until it closes or `settleMs` pass quietly. */
-function exchange(port: number, parts: Array<string | { waitFor: RegExp; then: string }>, settleMs = 1500): Promise<string> {
+/**
+ * The received text holds a whole final (non-1xx) response: its headers and the Content-Length bytes
+ * of its body. Interim "100 Continue" responses before it are part of the text.
+ */
+function holdsFinalResponse(received: string): boolean {
+  let rest = Buffer.from(received, 'utf8');
+  for (;;) {
+    const headEnd = rest.indexOf('\r\n\r\n');
+    if (headEnd < 0) return false;
+    const head = rest.subarray(0, headEnd).toString('utf8');
+    const body = rest.subarray(headEnd + 4);
+    if (/^HTTP\/1\.1 1\d\d /.test(head)) {
+      rest = body;
+      continue;
+    }
+    const length = /\r\ncontent-length: *(\d+)/i.exec(head);
+    return length !== null && body.length >= Number(length[1]);
+  }
+}
+
+/**
+ * Sends raw bytes and collects everything the server writes until it closes or a whole final
+ * response has arrived (what each test asserts on), `deadlineMs` at the most. (It used to stop after
+ * 1.5 s without data, counted from the connection: on a loaded CI machine the answer, or the 201
+ * after a "100 Continue", came later than that, and the test saw nothing or only the 100.)
+ */
+function exchange(port: number, parts: Array<string | { waitFor: RegExp; then: string }>, deadlineMs = 20_000): Promise<string> {
   return new Promise((resolve, reject) => {
     const socket = net.connect(port, '127.0.0.1');
     let received = '';
     let pending = [...parts];
-    let quiet: NodeJS.Timeout | undefined;
     const finish = () => {
+      clearTimeout(deadline);
       socket.destroy();
       resolve(received);
     };
-    const armQuiet = () => {
-      clearTimeout(quiet);
-      quiet = setTimeout(finish, settleMs);
-    };
+    const deadline = setTimeout(finish, deadlineMs);
     const sendReady = () => {
       while (pending.length > 0 && typeof pending[0] === 'string') socket.write(pending.shift() as string);
       const next = pending[0];
@@ -26,17 +48,14 @@ function exchange(port: number, parts: Array<string | { waitFor: RegExp; then: s
         sendReady();
       }
     };
-    socket.on('connect', () => {
-      sendReady();
-      armQuiet();
-    });
+    socket.on('connect', () => sendReady());
     socket.on('data', (chunk: Buffer) => {
       received += chunk.toString('utf8');
+      if (pending.length === 0 && holdsFinalResponse(received)) return finish();
       sendReady();
-      armQuiet();
     });
     socket.on('close', () => {
-      clearTimeout(quiet);
+      clearTimeout(deadline);
       resolve(received);
     });
     socket.on('error', reject);
