@@ -2,7 +2,7 @@ import { Database } from '../../src/database/database';
 import { StatementRegistry } from '../../src/database/statements';
 import { LISTING_PAGE, LISTING_STATEMENTS, listingStatement, listingValues } from '../../src/contacts/listing/listing.statements';
 import { Org, type StoredContact } from '../contract/helpers';
-import { useTestApp } from '../utils/test-app';
+import { ROOM_FOR_LOAD, useTestApp } from '../utils/test-app';
 
 /**
  * PostgreSQL renders the page of GET /api/v2/contacts (listing.statements.ts) and the service sends
@@ -15,8 +15,8 @@ import { useTestApp } from '../utils/test-app';
 describe('GET /api/v2/contacts: the page as sent', () => {
   // Two tests here seed 20,000 contacts and their memberships to look at plans. Under CI's load (two
   // Jest runs side by side) one such INSERT took past the default 5 s statement_timeout; no test here
-  // is about time-outs, so the statements get a minute.
-  const app = useTestApp({ IP_RATE_LIMIT: '1000000', ORG_RATE_LIMIT: '100000', DB_STATEMENT_TIMEOUT_MS: '60000' });
+  // is about time-outs: ROOM_FOR_LOAD.
+  const app = useTestApp({ IP_RATE_LIMIT: '1000000', ORG_RATE_LIMIT: '100000', ...ROOM_FOR_LOAD });
 
   /** The answer GET /contacts/{email} would make the page of, as JSON.stringify writes it. */
   async function expectedPage(org: Org, text: string, emails: string[], nextCursor: string | null): Promise<string> {
