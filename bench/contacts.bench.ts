@@ -1180,10 +1180,16 @@ async function runErase(service: Service, stats: StatementStats, fx: Fixtures, r
  * (protobuf, the spec's default) to a sink in this process that reads and acknowledges every
  * export. Runs alternate plain/traced BENCH_TRACING_ROUNDS times (3) so that a noisy neighbour
  * hits both; the overhead is 1 - median(traced) / median(plain), per scenario.
+ * Before a scenario's rounds both services are warmed alike, BENCH_TRACING_WARMUP_SECONDS (30)
+ * each of the same load, in alternated slices (results discarded, 5xx still counted): the rounds
+ * then measure the steady state of both arms, not V8 compiling the traced service's sampled path
+ * (run by 1 request in 10, so hot ten times later) inside them. A fresh process's warm-up is a
+ * one-time cost, measured by the coldFirst5s scenario, not a per-request overhead.
  */
 async function tracingComparison(url: string, stats: StatementStats, fx: Fixtures, plain: Service) {
   const ratio = process.env.BENCH_TRACING_RATIO ?? '0.1';
   const rounds = Number(process.env.BENCH_TRACING_ROUNDS ?? 3);
+  const warmupSeconds = Number(process.env.BENCH_TRACING_WARMUP_SECONDS ?? 30);
   const names = (process.env.BENCH_ONLY ?? 'singleCreate,batchCreate').split(',').filter(Boolean);
   const { server, port: sinkPort, stats: sink } = await startOtlpSink();
   const traced = await startService(url, {
@@ -1203,6 +1209,17 @@ async function tracingComparison(url: string, stats: StatementStats, fx: Fixture
     for (const name of names) {
       const chosen = bodies[name];
       if (!chosen) throw new Error(`BENCH_TRACING: no scenario ${name} (use ${Object.keys(bodies).join(', ')})`);
+      // Steady state first, for both arms alike: slices of at most 10 s, alternated.
+      const slices = Math.ceil(warmupSeconds / 10);
+      for (let slice = 0; slice < slices; slice++) {
+        for (const service of [plain, traced]) {
+          log(`${name}-tracing warm-up ${slice + 1}/${slices} (${service === plain ? 'off' : 'on'})`);
+          const warm = await cannon(service, fx, chosen.connections, warmupSeconds / slices, chosen.next);
+          status5xx += Object.entries(warm.statuses)
+            .filter(([status]) => status.startsWith('5'))
+            .reduce((sum, [, n]) => sum + n, 0);
+        }
+      }
       const runs: Record<'off' | 'on', Scenario[]> = { off: [], on: [] };
       for (let round = 0; round < rounds; round++) {
         for (const [mode, service] of [
@@ -1230,7 +1247,7 @@ async function tracingComparison(url: string, stats: StatementStats, fx: Fixture
   }
   return {
     status5xx,
-    report: { sampler: 'parentbased_traceidratio', ratio: Number(ratio), rounds, seconds: SECONDS, sink, scenarios },
+    report: { sampler: 'parentbased_traceidratio', ratio: Number(ratio), rounds, seconds: SECONDS, warmupSecondsEach: warmupSeconds, sink, scenarios },
   };
 }
 

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
+import { resourceFromAttributes } from '@opentelemetry/resources';
 import {
   InMemorySpanExporter,
   NodeTracerProvider,
@@ -24,7 +25,8 @@ describe('request edge: sampling decided before any listener', () => {
   const exporter = new InMemorySpanExporter();
   const sampler = new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(0.5) });
   const ids = new EdgeIdGenerator();
-  const provider = new NodeTracerProvider({ sampler, idGenerator: ids, spanProcessors: [new SimpleSpanProcessor(exporter)] });
+  const resource = resourceFromAttributes({ 'service.name': 'edge-test' });
+  const provider = new NodeTracerProvider({ sampler, idGenerator: ids, resource, spanProcessors: [new SimpleSpanProcessor(exporter)] });
   type Seen = { fields: Record<string, string>; activeSpan?: string; afterAwait?: string; afterBody?: string; ownProperties?: string[] };
   const seen = new Map<string, Seen>();
   const activeSpanId = () => trace.getSpan(context.active())?.spanContext().spanId;
@@ -54,7 +56,15 @@ describe('request edge: sampling decided before any listener', () => {
 
   beforeAll(async () => {
     provider.register({ propagator: new W3CTraceContextPropagator() });
-    traceRequests(server, { tracer: provider.getTracer('test'), sampler, ids, ignoredPaths: new Set(['/health/live']) });
+    traceRequests(server, {
+      sampler,
+      ids,
+      processors: [new SimpleSpanProcessor(exporter)],
+      resource,
+      limits: { attributeCountLimit: 128, attributeValueLengthLimit: Infinity, eventCountLimit: 128, attributePerEventCountLimit: 128 },
+      scope: { name: 'contact-sync/http-server', version: '9.9.9' },
+      ignoredPaths: new Set(['/health/live']),
+    });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   });
@@ -123,6 +133,38 @@ describe('request edge: sampling decided before any listener', () => {
     expect(notFollowed.seen.fields).toMatchObject({ trace_id: unsampled, trace_flags: '00' });
     expect(notFollowed.seen.activeSpan).toBeUndefined();
     expect(spansOf(unsampled)).toEqual([]);
+  });
+
+  it('the exported server span is the one the SDK made: ids, flags and trace state from the traceparent, resource, scope, attributes, no events or links', async () => {
+    const traceId = randomBytes(16).toString('hex');
+    const parentId = randomBytes(8).toString('hex');
+    const { seen } = await send('/things/4', { traceparent: `00-${traceId}-${parentId}-01`, tracestate: 'vendor=abc,other=1' });
+    const [span] = spansOf(traceId);
+    const port = Number(new URL(base).port);
+    expect(span.spanContext()).toMatchObject({ traceId, spanId: seen.fields.span_id, traceFlags: 1 });
+    expect(span.spanContext().traceState?.serialize()).toBe('vendor=abc,other=1');
+    expect(span.parentSpanContext).toMatchObject({ traceId, spanId: parentId, traceFlags: 1, isRemote: true });
+    expect(span.resource.attributes).toEqual({ 'service.name': 'edge-test' });
+    expect(span.instrumentationScope).toEqual({ name: 'contact-sync/http-server', version: '9.9.9' });
+    expect({ name: span.name, kind: span.kind, status: span.status, ended: span.ended }).toEqual({ name: 'POST /things/:id', kind: SpanKind.SERVER, status: { code: SpanStatusCode.UNSET }, ended: true });
+    expect(span.attributes).toEqual({
+      'http.request.method': 'POST',
+      'url.scheme': 'http',
+      'url.path': '/things/4',
+      'network.peer.address': '127.0.0.1',
+      'network.peer.port': expect.any(Number),
+      'network.protocol.version': '1.1',
+      'user_agent.original': 'node',
+      'server.address': '127.0.0.1',
+      'server.port': port,
+      'http.response.status_code': 200,
+      'http.route': '/things/:id',
+      'client.address': '127.0.0.1',
+    });
+    expect({ events: span.events, links: span.links, dropped: [span.droppedAttributesCount, span.droppedEventsCount, span.droppedLinksCount] }).toEqual({ events: [], links: [], dropped: [0, 0, 0] });
+    const startMs = span.startTime[0] * 1000 + span.startTime[1] / 1e6;
+    expect(Math.abs(startMs - Date.now())).toBeLessThan(5_000);
+    expect(span.duration[0] * 1000 + span.duration[1] / 1e6).toBeGreaterThan(0);
   });
 
   it('a 5xx marks the span as an error; an ignored path gets neither a span nor log fields', async () => {

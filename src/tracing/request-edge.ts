@@ -1,7 +1,8 @@
 import { errorMonitor } from 'node:events';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
-import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, TraceFlags, type Attributes, type Span, type Tracer } from '@opentelemetry/api';
-import { RandomIdGenerator, SamplingDecision, type IdGenerator, type Sampler } from '@opentelemetry/sdk-trace-node';
+import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, TraceFlags, type Attributes, type SpanContext } from '@opentelemetry/api';
+import { RandomIdGenerator, SamplingDecision, type IdGenerator, type ReadableSpan, type Sampler, type SpanLimits, type SpanProcessor } from '@opentelemetry/sdk-trace-node';
+import { OwnSpan } from './own-span';
 
 /**
  * The HTTP server span, decided at the edge (loaded only with tracing on, from start-tracing.ts).
@@ -14,7 +15,11 @@ import { RandomIdGenerator, SamplingDecision, type IdGenerator, type Sampler } f
  *    emitters bound; it only gets the log fields below (the trace id of the incoming traceparent,
  *    or a new one, a span id and `trace_flags: 00`), as a non-recording span would have given it;
  *  - a sampled request gets the server span, with the semantic conventions' HTTP attributes, and
- *    runs inside its context, so the Nest route, PostgreSQL and Redis spans hang under it.
+ *    runs inside its context, so the Nest route, PostgreSQL and Redis spans hang under it. The
+ *    span is an `OwnSpan` (own-span.ts), the class of the route and statement spans, made as the
+ *    SDK's `startSpan` made it (ids, flags, trace state, resource, span limits) and masked by the
+ *    exporter as the SDK's spans are: one span class and one set of functions on the sampled path
+ *    instead of the SDK's generic span as well (docs/performance.md, "Tracing, seventh pass").
  * This replaces `@opentelemetry/instrumentation-http`, which computed the attributes, entered a
  * context and bound the request's emitters for every request, sampled or not
  * (docs/performance.md, "Tracing overhead").
@@ -26,16 +31,14 @@ const LOG_FIELDS = Symbol('traceLogFields');
 type TracedRequest = IncomingMessage & { [LOG_FIELDS]?: Record<string, string>; route?: { path?: unknown }; ip?: string };
 
 /**
- * The provider's id generator. A root span's trace id is normally drawn inside `startSpan`, after
- * which the sampler decides on it; here the decision is made first, so the span must get the
- * trace id the decision was made on: `startSpan` takes it from `nextRootTraceId`.
+ * The provider's id generator (for the spans the SDK still makes: Redis commands), and the edge's
+ * trace ids for new traces.
  */
 export class EdgeIdGenerator implements IdGenerator {
   private readonly random = new RandomIdGenerator();
-  nextRootTraceId: string | undefined;
 
   generateTraceId(): string {
-    return this.nextRootTraceId ?? this.random.generateTraceId();
+    return this.random.generateTraceId();
   }
 
   generateSpanId(): string {
@@ -48,10 +51,15 @@ export class EdgeIdGenerator implements IdGenerator {
 }
 
 export interface EdgeOptions {
-  tracer: Tracer;
   /** The provider's own sampler: the same decision for the server span as for its children. */
   sampler: Sampler;
   ids: EdgeIdGenerator;
+  /** The span processors (the batch and its exporter), the provider's resource and span limits. */
+  processors: readonly SpanProcessor[];
+  resource: ReadableSpan['resource'];
+  limits: SpanLimits;
+  /** The HTTP span's instrumentation scope (HTTP_SCOPE and the service's version). */
+  scope: ReadableSpan['instrumentationScope'];
   /** Paths never traced (probes, scrapes): no span, no log fields. */
   ignoredPaths: ReadonlySet<string>;
 }
@@ -85,20 +93,26 @@ function onRequest(req: TracedRequest, res: ServerResponse, options: EdgeOptions
   const traceId = remoteParent?.traceId ?? options.ids.newTraceId();
   const method = methodOf(req.method);
   // The built-in samplers (the only ones tracing-settings.ts accepts) decide on the parent and
-  // the trace id alone: the same answer as the provider gives inside startSpan below.
-  const decision = options.sampler.shouldSample(parent, traceId, method.name, SpanKind.SERVER, {}, []).decision;
-  if (decision === SamplingDecision.NOT_RECORD) {
+  // the trace id alone: the same answer as the SDK's startSpan gave when it made this span.
+  const sampling = options.sampler.shouldSample(parent, traceId, method.name, SpanKind.SERVER, {}, []);
+  if (sampling.decision === SamplingDecision.NOT_RECORD) {
     req[LOG_FIELDS] = { trace_id: traceId, span_id: options.ids.generateSpanId(), trace_flags: '00' };
     return next();
   }
 
-  let span: Span;
-  options.ids.nextRootTraceId = remoteParent ? undefined : traceId;
-  try {
-    span = options.tracer.startSpan(method.name, { kind: SpanKind.SERVER, attributes: requestAttributes(req, method, path, url, queryAt) }, parent);
-  } finally {
-    options.ids.nextRootTraceId = undefined;
-  }
+  // The span as the SDK's tracer made it (startSpan): the parent's trace state unless the sampler
+  // gives one, flags from the decision, the provider's resource and span limits.
+  const own: SpanContext = {
+    traceId,
+    spanId: options.ids.generateSpanId(),
+    traceFlags: sampling.decision === SamplingDecision.RECORD_AND_SAMPLED ? TraceFlags.SAMPLED : TraceFlags.NONE,
+    traceState: sampling.traceState ?? remoteParent?.traceState,
+  };
+  const span = new OwnSpan(method.name, SpanKind.SERVER, own, remoteParent, options.resource, {}, options.scope);
+  span.limits = options.limits;
+  span.masked = false;
+  span.setAttributes(requestAttributes(req, method, path, url, queryAt));
+  if (sampling.attributes) span.setAttributes(sampling.attributes);
   const spanContext = span.spanContext();
   req[LOG_FIELDS] = {
     trace_id: spanContext.traceId,
@@ -123,7 +137,7 @@ function onRequest(req: TracedRequest, res: ServerResponse, options: EdgeOptions
       } catch {
         // A span's details must never break the answer (this runs in the response's listeners).
       }
-      span.end();
+      span.finish(options.processors);
     };
     res.on(errorMonitor, end);
     res.once('close', () => end());
@@ -171,7 +185,7 @@ function requestAttributes(req: IncomingMessage, method: ReturnType<typeof metho
  * which may hold an email; an unmatched request stays "GET"), the client address as Express
  * sees it (TRUST_PROXY decides whether X-Forwarded-For is believed), and an error status for 5xx.
  */
-function responded(span: Span, req: TracedRequest, res: ServerResponse, methodName: string): void {
+function responded(span: OwnSpan, req: TracedRequest, res: ServerResponse, methodName: string): void {
   const status = res.statusCode;
   span.setAttribute('http.response.status_code', status);
   const route = req.route?.path;
@@ -187,7 +201,7 @@ function responded(span: Span, req: TracedRequest, res: ServerResponse, methodNa
   }
 }
 
-function failed(span: Span, error: Error): void {
+function failed(span: OwnSpan, error: Error): void {
   span.setAttribute('error.type', error.name);
   span.setStatus({ code: SpanStatusCode.ERROR, message: error.message });
   span.recordException(error);

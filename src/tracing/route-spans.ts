@@ -69,7 +69,7 @@ export function traceRoutes(options: OwnSpanOptions): void {
         'url.full': loggablePath(req.originalUrl || req.url || '/'),
       };
       if (typeof route === 'string') attributes['http.route'] = route;
-      const span = new OwnSpan(name, SpanKind.INTERNAL, parent as unknown as RecordingParent, options.newSpanId(), attributes, scope);
+      const span = OwnSpan.childOf(name, SpanKind.INTERNAL, parent as unknown as RecordingParent, options.newSpanId(), attributes, scope);
       return context.with(trace.setSpan(context.active(), span), () => run(this, handler, requestArgs, span, options.processors));
     };
   };

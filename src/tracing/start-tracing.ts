@@ -17,6 +17,7 @@ import {
   type ReadableSpan,
   type Sampler,
   type SpanExporter,
+  type SpanLimits,
   type TimedEvent,
 } from '@opentelemetry/sdk-trace-node';
 import { loggablePath, maskSecrets } from '../logging/logging';
@@ -57,7 +58,10 @@ export function startTracing(settings: Extract<TracingSettings, { enabled: true 
   const provider = new NodeTracerProvider({ resource, spanProcessors, sampler, idGenerator: ids });
   const propagators = settings.propagators.map((name) => (name === 'baggage' ? new W3CBaggagePropagator() : new W3CTraceContextPropagator()));
   provider.register({ propagator: new CompositePropagator({ propagators }) });
-  const tracer = provider.getTracer(HTTP_SCOPE, serviceVersion());
+  // The HTTP span is ours (request-edge.ts) but made as the SDK's tracer would: its span limits
+  // (OTEL_SPAN_ATTRIBUTE_COUNT_LIMIT, OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT, ...) as the provider resolved them.
+  const limits = (provider.getTracer(HTTP_SCOPE, serviceVersion()) as unknown as { _spanLimits?: SpanLimits })._spanLimits;
+  if (limits === undefined) throw new Error('@opentelemetry/sdk-trace-node: a tracer without _spanLimits: check its version');
 
   // No HTTP instrumentation: the server span is started at the edge (request-edge.ts), and the
   // service calls nothing over HTTP that a trace should follow (webhook deliveries are not traced,
@@ -77,7 +81,16 @@ export function startTracing(settings: Extract<TracingSettings, { enabled: true 
   traceStatements(ownSpans);
 
   setActiveTracing({
-    traceRequests: (server: Server) => traceRequests(server, { tracer, sampler, ids, ignoredPaths: IGNORED_PATHS }),
+    traceRequests: (server: Server) =>
+      traceRequests(server, {
+        sampler,
+        ids,
+        processors: spanProcessors,
+        resource,
+        limits,
+        scope: { name: HTTP_SCOPE, version: serviceVersion() },
+        ignoredPaths: IGNORED_PATHS,
+      }),
     logFields: requestLogFields,
     shutdown: () => provider.shutdown(),
   });
@@ -173,7 +186,18 @@ class PrivacyExporter implements SpanExporter {
 }
 
 function maskSpan(span: ReadableSpan): ReadableSpan {
-  return span instanceof OwnSpan ? span : new MaskedSpan(span);
+  if (!(span instanceof OwnSpan)) return new MaskedSpan(span);
+  // The HTTP span (request-edge.ts): masked once, in place, as MaskedSpan masks a copy.
+  if (!span.masked) {
+    span.attributes = maskAttributes(span.attributes);
+    span.events = maskEvents(span.events);
+    span.masked = true;
+  }
+  return span;
+}
+
+function maskEvents(events: TimedEvent[]): TimedEvent[] {
+  return events.length === 0 ? events : events.map((event) => (event.attributes ? { ...event, attributes: maskAttributes(event.attributes) } : event));
 }
 
 /**
@@ -210,7 +234,7 @@ class MaskedSpan implements ReadableSpan {
     this.status = span.status;
     this.attributes = maskAttributes(span.attributes);
     this.links = span.links;
-    this.events = span.events.length === 0 ? span.events : span.events.map((event) => (event.attributes ? { ...event, attributes: maskAttributes(event.attributes) } : event));
+    this.events = maskEvents(span.events);
     this.duration = span.duration;
     this.ended = span.ended;
     this.resource = span.resource;

@@ -95,7 +95,7 @@ export function traceStatements(options: OwnSpanOptions): void {
     const database = client.connectionParameters?.database;
     const command = plan ?? (text === undefined ? undefined : operationOf(text));
     const name = command === undefined ? 'pg.query' : `pg.query:${command}${database ? ` ${database}` : ''}`;
-    const span = new OwnSpan(name, SpanKind.CLIENT, parent, options.newSpanId(), own, scope);
+    const span = OwnSpan.childOf(name, SpanKind.CLIENT, parent, options.newSpanId(), own, scope);
     const finish = (error: unknown) => {
       const code = error === undefined || error === null ? undefined : (error as { code?: unknown }).code;
       span.finish(options.processors, error, typeof code === 'string' ? code : undefined);

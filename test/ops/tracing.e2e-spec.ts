@@ -1,5 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { createTestDatabase, type TestDatabase } from '../utils/test-database';
 import { freePort, isListening } from '../utils/net';
 import { CLIENT_KIND, SERVER_KIND, startOtlpReceiver, type ReceivedSpan } from '../utils/otlp-receiver';
@@ -81,7 +82,7 @@ describe('tracing (node dist/main.js with OTEL_* set)', () => {
     const parentId = hex(8);
     const response = await fetch(`http://127.0.0.1:${port}/api/v2/contacts`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', traceparent: `00-${traceId}-${parentId}-01` },
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', traceparent: `00-${traceId}-${parentId}-01`, tracestate: 'vendor=abc' },
       body: JSON.stringify({ email: 'traced.person@example.com', listIds: [listId] }),
     });
     expect(response.status).toBe(201);
@@ -98,6 +99,36 @@ describe('tracing (node dist/main.js with OTEL_* set)', () => {
     expect(server.attributes['http.route']).toBe('/api/v2/contacts');
     expect(server.attributes['http.response.status_code']).toBe(201);
     expect(spans.filter((s) => s.kind === SERVER_KIND)).toHaveLength(1);
+    // The HTTP span exported exactly as the SDK's span was (it is the service's own since the
+    // seventh tracing pass, src/tracing/request-edge.ts): every attribute, the caller's trace state,
+    // flags (sampled, remote parent), no status, events or links, the scope's version, the resource.
+    expect(server.attributes).toEqual({
+      'http.request.method': 'POST',
+      'url.scheme': 'http',
+      'url.path': '/api/v2/contacts',
+      'network.peer.address': '127.0.0.1',
+      'network.peer.port': expect.any(Number),
+      'network.protocol.version': '1.1',
+      'user_agent.original': 'node',
+      'server.address': '127.0.0.1',
+      'server.port': port,
+      'http.response.status_code': 201,
+      'http.route': '/api/v2/contacts',
+      'client.address': '127.0.0.1',
+    });
+    const { version } = JSON.parse(readFileSync(`${ROOT}/package.json`, 'utf8')) as { version: string };
+    expect(server.otlp).toMatchObject({
+      traceState: 'vendor=abc',
+      flags: 0x301,
+      status: { code: 0 },
+      events: [],
+      links: [],
+      droppedAttributesCount: 0,
+      droppedEventsCount: 0,
+      droppedLinksCount: 0,
+      scopeVersion: version,
+      resource: { 'service.name': 'contact-sync-test', 'service.version': version, 'process.pid': started!.child.pid },
+    });
 
     // Every span of the trace hangs under the HTTP span.
     const byId = new Map(spans.map((s) => [s.spanId, s]));

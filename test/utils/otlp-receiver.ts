@@ -10,6 +10,19 @@ export interface ReceivedSpan {
   spanId: string;
   parentSpanId: string;
   attributes: Record<string, string | number | boolean>;
+  /** The rest of the span as exported (OTLP JSON), with its scope's version and its resource's attributes. */
+  otlp: {
+    traceState?: string;
+    flags?: number;
+    status?: { code?: number; message?: string };
+    events?: unknown[];
+    links?: unknown[];
+    droppedAttributesCount?: number;
+    droppedEventsCount?: number;
+    droppedLinksCount?: number;
+    scopeVersion?: string;
+    resource: Record<string, string | number | boolean>;
+  };
 }
 
 /** SPAN_KIND_SERVER in OTLP. */
@@ -60,20 +73,32 @@ export async function startOtlpReceiver(): Promise<{
 function parseExport(body: string): ReceivedSpan[] {
   const parsed = JSON.parse(body) as {
     resourceSpans: Array<{
+      resource?: { attributes?: Array<{ key: string; value: OtlpValue }> };
       scopeSpans: Array<{
-        scope: { name: string };
-        spans: Array<{ name: string; kind: number; traceId: string; spanId: string; parentSpanId?: string; attributes?: Array<{ key: string; value: OtlpValue }> }>;
+        scope: { name: string; version?: string };
+        spans: Array<
+          { name: string; kind: number; traceId: string; spanId: string; parentSpanId?: string; attributes?: Array<{ key: string; value: OtlpValue }> } & Omit<
+            ReceivedSpan['otlp'],
+            'scopeVersion' | 'resource'
+          >
+        >;
       }>;
     }>;
   };
+  const valuesOf = (list: Array<{ key: string; value: OtlpValue }> | undefined) => {
+    const values: ReceivedSpan['attributes'] = {};
+    for (const { key, value } of list ?? []) {
+      values[key] = value.stringValue ?? (value.intValue !== undefined ? Number(value.intValue) : (value.doubleValue ?? value.boolValue ?? ''));
+    }
+    return values;
+  };
   const out: ReceivedSpan[] = [];
   for (const resource of parsed.resourceSpans) {
+    const resourceAttributes = valuesOf(resource.resource?.attributes);
     for (const scoped of resource.scopeSpans) {
       for (const span of scoped.spans) {
-        const attributes: ReceivedSpan['attributes'] = {};
-        for (const { key, value } of span.attributes ?? []) {
-          attributes[key] = value.stringValue ?? (value.intValue !== undefined ? Number(value.intValue) : (value.doubleValue ?? value.boolValue ?? ''));
-        }
+        const attributes = valuesOf(span.attributes);
+        const { traceState, flags, status, events, links, droppedAttributesCount, droppedEventsCount, droppedLinksCount } = span;
         out.push({
           scope: scoped.scope.name,
           name: span.name,
@@ -82,6 +107,18 @@ function parseExport(body: string): ReceivedSpan[] {
           spanId: span.spanId,
           parentSpanId: span.parentSpanId ?? '',
           attributes,
+          otlp: {
+            traceState,
+            flags,
+            status,
+            events,
+            links,
+            droppedAttributesCount,
+            droppedEventsCount,
+            droppedLinksCount,
+            scopeVersion: scoped.scope.version,
+            resource: resourceAttributes,
+          },
         });
       }
     }
