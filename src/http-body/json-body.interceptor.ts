@@ -34,7 +34,7 @@ export const TakesNoBody = () => SetMetadata(TAKES_NO_BODY, true);
  * interceptor of the route: after every guard (global and the route's), before the route's own
  * interceptors and pipes. Not a global interceptor: on a GET or DELETE it had nothing to do, yet
  * Nest's interceptor chain (rxjs, async-context bindings) cost every such request ~27 kB of
- * allocation and ~0.4 M instructions (docs/performance.md, "Per-request fixed cost (edge8)").
+ * allocation and instructions (docs/performance.md, "Per-request fixed cost (edge8)").
  */
 @Injectable()
 export class JsonBodyInterceptor implements NestInterceptor {
