@@ -5,6 +5,7 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import { Logger } from 'nestjs-pino';
 import { AppModule } from './app.module';
 import { flagUnmetExpectation } from './http-body/expectation';
+import { readJsonBodiesOn } from './http-body/json-body.interceptor';
 import { brokenPathEncodingMiddleware } from './http-body/path-encoding';
 import { requestIdMiddleware } from './common/request-id';
 import { securityHeadersMiddleware } from './common/security-headers';
@@ -29,6 +30,7 @@ export async function createApp(
 ): Promise<NestExpressApplication> {
   const root = AppModule.forRoot(config);
   const module = extraModules.length ? { ...root, imports: [...(root.imports ?? []), ...extraModules] } : root;
+  readJsonBodiesOn(module); // before Nest scans the modules: the body reader of every POST and PATCH route
   const app = await NestFactory.create<NestExpressApplication>(module, {
     bodyParser: false, // bodies are read after authentication, by JsonBodyInterceptor
     bufferLogs: true,

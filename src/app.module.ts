@@ -1,5 +1,5 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
+import { APP_FILTER, APP_GUARD, APP_PIPE } from '@nestjs/core';
 import { LoggerModule } from 'nestjs-pino';
 import { ApiKeyGuard } from './auth/api-key.guard';
 import { AuthModule } from './auth/auth.module';
@@ -12,7 +12,6 @@ import { DatabaseModule, type DatabaseTarget } from './database/database.module'
 import { RequestErrorFilter } from './errors/request-error.filter';
 import { HealthModule } from './health/health.module';
 import { UnmetExpectationGuard } from './http-body/expectation';
-import { JsonBodyInterceptor } from './http-body/json-body.interceptor';
 import { ListMembershipsModule } from './list-memberships/list-memberships.module';
 import { ListsModule } from './lists/lists.module';
 import { loggerParams } from './logging/logging';
@@ -28,8 +27,9 @@ import { RequestValidationPipe } from './validation/request-validation.pipe';
 
 /**
  * The request path, in order: request id and per-IP limit (middleware) → ApiKeyGuard →
- * organization limit (guard) → key scope (guard) → JsonBodyInterceptor (size, JSON) → controller → pipeline.
- * Global guards run in the order they are listed here.
+ * organization limit (guard) → key scope (guard) → the route's guards → JsonBodyInterceptor (size, JSON;
+ * the first interceptor of every POST and PATCH route, put there by createApp: readJsonBodiesOn) →
+ * controller → pipeline. Global guards run in the order they are listed here.
  */
 @Module({})
 export class AppModule {
@@ -61,7 +61,6 @@ export class AppModule {
         { provide: APP_GUARD, useExisting: ScopeGuard }, // after the limit, so a 403 counts; before the body
         { provide: APP_GUARD, useClass: BrokenPathEncodingGuard }, // path checks come after both limits
         { provide: APP_GUARD, useClass: UnmetExpectationGuard }, // so does an Expect other than 100-continue
-        { provide: APP_INTERCEPTOR, useClass: JsonBodyInterceptor },
         { provide: APP_PIPE, useClass: RequestValidationPipe }, // request DTOs (class-validator)
         { provide: APP_FILTER, useClass: RequestErrorFilter },
       ],

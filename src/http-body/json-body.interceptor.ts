@@ -1,4 +1,5 @@
-import { CallHandler, ExecutionContext, Inject, Injectable, NestInterceptor, SetMetadata } from '@nestjs/common';
+import { CallHandler, type DynamicModule, ExecutionContext, Inject, Injectable, NestInterceptor, RequestMethod, SetMetadata, type Type } from '@nestjs/common';
+import { INTERCEPTORS_METADATA, METHOD_METADATA, MODULE_METADATA } from '@nestjs/common/constants';
 import { Reflector } from '@nestjs/core';
 import type { Request } from 'express';
 import type { IncomingMessage } from 'node:http';
@@ -28,6 +29,12 @@ export const TakesNoBody = () => SetMetadata(TAKES_NO_BODY, true);
  * Reads and parses a JSON body after the guards (per-IP limit, API key, organization limit), so an
  * unauthenticated, throttled or out-of-scope request never makes the server read its body. POST
  * and PATCH have a body (docs/api.md: PATCH /lists/{id}, PATCH /fields/{key}); other methods none.
+ *
+ * Put on every POST and PATCH route of the app by `readJsonBodiesOn` (createApp), as the first
+ * interceptor of the route: after every guard (global and the route's), before the route's own
+ * interceptors and pipes. Not a global interceptor: on a GET or DELETE it had nothing to do, yet
+ * Nest's interceptor chain (rxjs, async-context bindings) cost every such request ~27 kB of
+ * allocation and instructions (docs/performance.md, "Per-request fixed cost (edge8)").
  */
 @Injectable()
 export class JsonBodyInterceptor implements NestInterceptor {
@@ -45,6 +52,51 @@ export class JsonBodyInterceptor implements NestInterceptor {
     }
     return from(readJsonBody(req, this.config.BODY_TIMEOUT_MS)).pipe(switchMap(() => next.handle()));
   }
+}
+
+/** Route methods that can receive a POST or PATCH request (ALL too: it answers every method). */
+const ROUTE_METHODS_WITH_BODY: ReadonlySet<RequestMethod> = new Set([RequestMethod.POST, RequestMethod.PATCH, RequestMethod.ALL]);
+
+/**
+ * Puts JsonBodyInterceptor first among the route interceptors of every POST, PATCH (and ALL)
+ * handler of every controller reachable from `module` (its imports, recursively), unless already
+ * there. Runs before Nest scans the modules (NestFactory.create), so Nest registers and injects the
+ * interceptor like one named in `@UseInterceptors`. Idempotent: the metadata is per class, shared by
+ * every app of the process. Returns how many routes it covers (for tests).
+ */
+export function readJsonBodiesOn(module: Type | DynamicModule): number {
+  const seenModules = new Set<unknown>();
+  const seenControllers = new Set<Type>();
+  const visit = (entry: unknown): void => {
+    if (!entry || seenModules.has(entry)) return;
+    seenModules.add(entry);
+    const dynamic = typeof entry === 'object' && 'module' in entry ? (entry as DynamicModule) : undefined;
+    const moduleClass = dynamic ? dynamic.module : entry;
+    if (typeof moduleClass !== 'function') return; // a forward reference or a promise: none here
+    const controllers = [
+      ...((Reflect.getMetadata(MODULE_METADATA.CONTROLLERS, moduleClass) as Type[] | undefined) ?? []),
+      ...(dynamic?.controllers ?? []),
+    ];
+    for (const controller of controllers) seenControllers.add(controller);
+    const imports = [...((Reflect.getMetadata(MODULE_METADATA.IMPORTS, moduleClass) as unknown[] | undefined) ?? []), ...(dynamic?.imports ?? [])];
+    imports.forEach(visit);
+  };
+  visit(module);
+  let routes = 0;
+  for (const controller of seenControllers) {
+    const prototype = controller.prototype as Record<string, unknown>;
+    for (const name of Object.getOwnPropertyNames(prototype)) {
+      const handler = name === 'constructor' ? undefined : Object.getOwnPropertyDescriptor(prototype, name)?.value;
+      if (typeof handler !== 'function') continue;
+      const method = Reflect.getMetadata(METHOD_METADATA, handler) as RequestMethod | undefined;
+      if (method === undefined || !ROUTE_METHODS_WITH_BODY.has(method)) continue;
+      routes++;
+      const interceptors = (Reflect.getMetadata(INTERCEPTORS_METADATA, handler) as unknown[] | undefined) ?? [];
+      if (interceptors[0] === JsonBodyInterceptor) continue;
+      Reflect.defineMetadata(INTERCEPTORS_METADATA, [JsonBodyInterceptor, ...interceptors.filter((i) => i !== JsonBodyInterceptor)], handler);
+    }
+  }
+  return routes;
 }
 
 /** Requests whose body Node's HTTP parser could not parse (a broken chunked encoding), with the message to answer. */

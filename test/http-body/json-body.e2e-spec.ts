@@ -1,4 +1,8 @@
 import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
+import { Controller, Delete, Get, Module, Patch, Post, RequestMethod, UseInterceptors, type CallHandler, type NestInterceptor } from '@nestjs/common';
+import { INTERCEPTORS_METADATA, METHOD_METADATA } from '@nestjs/common/constants';
+import { ModulesContainer } from '@nestjs/core';
+import { JsonBodyInterceptor, readJsonBodiesOn } from '../../src/http-body/json-body.interceptor';
 import { createTestAppWithOrg, type TestApp } from '../utils/test-app';
 import { portOf, sendHeadersOnly } from '../rate-limit/support';
 import { rawPost } from '../utils/net';
@@ -165,6 +169,65 @@ describe('JSON request bodies', () => {
       const wrongShape = await post('[]');
       expectError(wrongShape, 400, 'INVALID_REQUEST');
       expect(wrongShape.body.error.message).not.toBe('Request body is not valid JSON');
+    });
+  });
+
+  describe('which routes read a body', () => {
+    /** Every route handler of the app as Nest registered it, with its method and route interceptors. */
+    const handlersOf = () => {
+      const handlers: Array<{ name: string; method: RequestMethod; interceptors: unknown[] }> = [];
+      for (const module of t.app.get(ModulesContainer).values()) {
+        for (const wrapper of module.controllers.values()) {
+          const controller = wrapper.metatype as (new () => unknown) | null;
+          if (!controller) continue;
+          for (const name of Object.getOwnPropertyNames(controller.prototype)) {
+            const handler = (controller.prototype as Record<string, unknown>)[name];
+            const method = typeof handler === 'function' ? (Reflect.getMetadata(METHOD_METADATA, handler) as RequestMethod | undefined) : undefined;
+            if (method === undefined) continue;
+            const interceptors = (Reflect.getMetadata(INTERCEPTORS_METADATA, handler as object) as unknown[] | undefined) ?? [];
+            handlers.push({ name: `${controller.name}.${name}`, method, interceptors });
+          }
+        }
+      }
+      return handlers;
+    };
+
+    it('every POST and PATCH route reads its body first among its interceptors; no other route has the reader', () => {
+      const handlers = handlersOf();
+      const withBody = handlers.filter((h) => h.method === RequestMethod.POST || h.method === RequestMethod.PATCH);
+      expect(withBody.length).toBeGreaterThanOrEqual(12);
+      expect(withBody.filter((h) => h.interceptors[0] !== JsonBodyInterceptor).map((h) => h.name)).toEqual([]);
+      expect(withBody.filter((h) => h.interceptors.lastIndexOf(JsonBodyInterceptor) !== 0).map((h) => h.name)).toEqual([]);
+      const others = handlers.filter((h) => !withBody.includes(h));
+      expect(others.length).toBeGreaterThan(0);
+      expect(others.filter((h) => h.interceptors.includes(JsonBodyInterceptor)).map((h) => h.name)).toEqual([]);
+    });
+
+    it('covers controllers of imported and dynamic modules, ahead of their own interceptors, once', () => {
+      class Own implements NestInterceptor {
+        intercept(_context: unknown, next: CallHandler) {
+          return next.handle();
+        }
+      }
+      @Controller('probe')
+      class ProbeController {
+        @Post() create() {}
+        @Patch() @UseInterceptors(Own) change() {}
+        @Get() read() {}
+        @Delete() remove() {}
+      }
+      @Module({ controllers: [ProbeController] })
+      class Inner {}
+      @Module({ imports: [Inner] })
+      class Outer {}
+      const interceptorsOf = (name: keyof ProbeController) =>
+        Reflect.getMetadata(INTERCEPTORS_METADATA, ProbeController.prototype[name]) as unknown[] | undefined;
+      expect(readJsonBodiesOn({ module: class Root {}, imports: [Outer] })).toBe(2);
+      expect(readJsonBodiesOn({ module: class Root {}, imports: [Outer] })).toBe(2); // again: unchanged
+      expect(interceptorsOf('create')).toEqual([JsonBodyInterceptor]);
+      expect(interceptorsOf('change')).toEqual([JsonBodyInterceptor, Own]);
+      expect(interceptorsOf('read')).toBeUndefined();
+      expect(interceptorsOf('remove')).toBeUndefined();
     });
   });
 });
