@@ -17,9 +17,7 @@ describe('OwnSpan with span limits behaves as the SDK span', () => {
     const sdk = provider.getTracer('t').startSpan('GET', { kind: SpanKind.SERVER, attributes: initial }, ROOT_CONTEXT);
     act(sdk);
     sdk.end();
-    const own = new OwnSpan('GET', SpanKind.SERVER, { traceId: '1'.repeat(32), spanId: '2'.repeat(16), traceFlags: TraceFlags.SAMPLED }, undefined, resource, {}, { name: 't' });
-    own.limits = limits;
-    own.masked = false;
+    const own = new OwnSpan('GET', SpanKind.SERVER, { traceId: '1'.repeat(32), spanId: '2'.repeat(16), traceFlags: TraceFlags.SAMPLED }, undefined, resource, {}, { name: 't' }, limits);
     own.setAttributes(initial);
     act(own);
     own.finish([]);

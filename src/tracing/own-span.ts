@@ -57,14 +57,8 @@ export class OwnSpan implements ReadableSpan, Span {
   droppedAttributesCount = 0;
   droppedEventsCount = 0;
   readonly droppedLinksCount = 0;
-  /**
-   * The span limits (OTEL_SPAN_ATTRIBUTE_COUNT_LIMIT, ...) as the SDK's spans apply them, for a
-   * span whose attributes are set from outside (the HTTP server span); undefined for the route and
-   * statement spans, whose attributes are few and bounded.
-   */
-  limits: SpanLimits | undefined = undefined;
   /** False while the attributes and events are as set (the HTTP span): PrivacyExporter masks them once. */
-  masked = true;
+  masked: boolean;
   private attributesCount = 0;
   /** Date.now() − performance.now() at the start, as the SDK's spans take their times. */
   private readonly offset: number;
@@ -78,7 +72,15 @@ export class OwnSpan implements ReadableSpan, Span {
     readonly resource: ReadableSpan['resource'],
     public attributes: Attributes,
     readonly instrumentationScope: ReadableSpan['instrumentationScope'],
+    /**
+     * The span limits (OTEL_SPAN_ATTRIBUTE_COUNT_LIMIT, ...) as the SDK's spans apply them, for a
+     * span whose attributes are set from outside (the HTTP server span), which then behaves as the
+     * SDK's span and is masked at export; undefined for the route and statement spans, whose
+     * attributes are few, bounded and masked when set.
+     */
+    readonly limits?: SpanLimits,
   ) {
+    this.masked = limits === undefined;
     this.started = performance.now();
     this.offset = Date.now() - this.started;
     this.startTime = hrTimeOf(this.offset + this.started);

@@ -108,9 +108,7 @@ function onRequest(req: TracedRequest, res: ServerResponse, options: EdgeOptions
     traceFlags: sampling.decision === SamplingDecision.RECORD_AND_SAMPLED ? TraceFlags.SAMPLED : TraceFlags.NONE,
     traceState: sampling.traceState ?? remoteParent?.traceState,
   };
-  const span = new OwnSpan(method.name, SpanKind.SERVER, own, remoteParent, options.resource, {}, options.scope);
-  span.limits = options.limits;
-  span.masked = false;
+  const span = new OwnSpan(method.name, SpanKind.SERVER, own, remoteParent, options.resource, {}, options.scope, options.limits);
   span.setAttributes(requestAttributes(req, method, path, url, queryAt));
   if (sampling.attributes) span.setAttributes(sampling.attributes);
   const spanContext = span.spanContext();

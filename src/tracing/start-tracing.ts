@@ -41,7 +41,8 @@ import { setActiveTracing } from './tracing-state';
  * the SDK itself.
  */
 export function startTracing(settings: Extract<TracingSettings, { enabled: true }>): void {
-  const resource = resourceFromAttributes({ 'service.name': 'contact-sync', 'service.version': serviceVersion() })
+  const version = serviceVersion();
+  const resource = resourceFromAttributes({ 'service.name': 'contact-sync', 'service.version': version })
     .merge(detectResources({ detectors: [processDetector, hostDetector] }))
     // OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES win over our defaults.
     .merge(detectResources({ detectors: [envDetector] }));
@@ -60,7 +61,7 @@ export function startTracing(settings: Extract<TracingSettings, { enabled: true 
   provider.register({ propagator: new CompositePropagator({ propagators }) });
   // The HTTP span is ours (request-edge.ts) but made as the SDK's tracer would: its span limits
   // (OTEL_SPAN_ATTRIBUTE_COUNT_LIMIT, OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT, ...) as the provider resolved them.
-  const limits = (provider.getTracer(HTTP_SCOPE, serviceVersion()) as unknown as { _spanLimits?: SpanLimits })._spanLimits;
+  const limits = (provider.getTracer(HTTP_SCOPE, version) as unknown as { _spanLimits?: SpanLimits })._spanLimits;
   if (limits === undefined) throw new Error('@opentelemetry/sdk-trace-node: a tracer without _spanLimits: check its version');
 
   // No HTTP instrumentation: the server span is started at the edge (request-edge.ts), and the
@@ -76,7 +77,7 @@ export function startTracing(settings: Extract<TracingSettings, { enabled: true 
 
   // The Nest route and PostgreSQL statements: spans of our own (route-spans.ts, statement-spans.ts),
   // only inside a sampled trace; statement text only (parameters are never recorded).
-  const ownSpans = { processors: spanProcessors, newSpanId: () => ids.generateSpanId(), version: serviceVersion() };
+  const ownSpans = { processors: spanProcessors, newSpanId: () => ids.generateSpanId(), version };
   traceRoutes(ownSpans);
   traceStatements(ownSpans);
 
@@ -88,7 +89,7 @@ export function startTracing(settings: Extract<TracingSettings, { enabled: true 
         processors: spanProcessors,
         resource,
         limits,
-        scope: { name: HTTP_SCOPE, version: serviceVersion() },
+        scope: { name: HTTP_SCOPE, version },
         ignoredPaths: IGNORED_PATHS,
       }),
     logFields: requestLogFields,
