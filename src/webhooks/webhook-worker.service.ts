@@ -251,7 +251,8 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
   }
 
   private record(delivery: ClaimedDelivery, at: string, result: AttemptResult, final: boolean): void {
-    const base = { webhookId: delivery.webhookId, position: delivery.position, seq: delivery.seq, leaseToken: delivery.leaseToken, at, status: result.status, error: result.error, delayMs: 0 };
+    const { webhookId, position, seq, leaseToken } = delivery;
+    const base = { webhookId, position, seq, leaseToken, at, status: result.status, error: result.error, delayMs: 0 };
     let outcome: AttemptOutcome;
     let kind: AttemptKind;
     if (result.status !== null && result.status >= 200 && result.status < 300) {

@@ -25,12 +25,16 @@ const VIEW = { id: true, url: true, types: true, description: true, enabled: tru
 type ViewRow = { id: string; url: string; types: string[]; description: string | null; enabled: boolean; createdAt: Date };
 const viewOf = (row: ViewRow): WebhookView => ({ ...row, createdAt: row.createdAt.toISOString() });
 
-/** A delivery taken by one instance for one attempt, with what the attempt needs. */
-export interface ClaimedDelivery {
-  /** The delivery's key (webhook_deliveries' primary key): webhookId, its commit's position and the event's seq (bigint as text). */
+/** A delivery's key (webhook_deliveries' primary key): its webhook, its commit's position and the event's seq (bigint as text). */
+export interface DeliveryKey {
   webhookId: string;
   position: string;
   seq: string;
+}
+
+/** A delivery taken by one instance for one attempt, with what the attempt needs. */
+export interface ClaimedDelivery extends DeliveryKey {
+  /** The lease of this attempt: its outcome is recorded only while the delivery still holds it. */
   leaseToken: string;
   /** Attempts made so far, this one included. */
   attemptCount: number;
@@ -54,11 +58,7 @@ function claimed(row: ClaimRow, leaseToken: string): ClaimedDelivery {
   };
 }
 
-export interface AttemptOutcome {
-  /** The delivery's key: webhook, position and seq (bigint as text). */
-  webhookId: string;
-  position: string;
-  seq: string;
+export interface AttemptOutcome extends DeliveryKey {
   leaseToken: string;
   /** pending (a retry is scheduled after delayMs), delivered or failed. */
   state: 'pending' | 'delivered' | 'failed';
