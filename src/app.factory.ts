@@ -5,7 +5,6 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import { Logger } from 'nestjs-pino';
 import { AppModule } from './app.module';
 import { flagUnmetExpectation } from './http-body/expectation';
-import { readJsonBodiesOn } from './http-body/json-body.interceptor';
 import { brokenPathEncodingMiddleware } from './http-body/path-encoding';
 import { requestIdMiddleware } from './common/request-id';
 import { securityHeadersMiddleware } from './common/security-headers';
@@ -30,9 +29,8 @@ export async function createApp(
 ): Promise<NestExpressApplication> {
   const root = AppModule.forRoot(config);
   const module = extraModules.length ? { ...root, imports: [...(root.imports ?? []), ...extraModules] } : root;
-  readJsonBodiesOn(module); // before Nest scans the modules: the body reader of every POST and PATCH route
   const app = await NestFactory.create<NestExpressApplication>(module, {
-    bodyParser: false, // bodies are read after authentication, by JsonBodyInterceptor
+    bodyParser: false, // bodies are read after authentication, by each POST/PATCH route's @JsonBody()
     bufferLogs: true,
   });
   app.useLogger(app.get(Logger));

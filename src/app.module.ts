@@ -28,8 +28,9 @@ import { RequestValidationPipe } from './validation/request-validation.pipe';
 /**
  * The request path, in order: request id and per-IP limit (middleware) → ApiKeyGuard →
  * organization limit (guard) → key scope (guard) → the route's guards → JsonBodyInterceptor (size, JSON;
- * the first interceptor of every POST and PATCH route, put there by createApp: readJsonBodiesOn) →
- * controller → pipeline. Global guards run in the order they are listed here.
+ * the first interceptor of every POST and PATCH route, which says `@JsonBody()` or `@TakesNoBody()`:
+ * not global, so GET and DELETE routes run no interceptor) → controller → pipeline. Global guards run
+ * in the order they are listed here.
  */
 @Module({})
 export class AppModule {

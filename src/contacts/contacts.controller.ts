@@ -18,6 +18,7 @@ import {
 } from '../docs/openapi.decorators';
 import { RequestError, noRoute } from '../errors/request-error';
 import { RequestErrorCode } from '../errors/error-codes';
+import { JsonBody } from '../http-body/json-body.interceptor';
 import { ClientRequestIdGuard, clientRequestIdOf } from '../requests/client-request-id';
 import type { ContactInput } from './contact-input.shape';
 import { type ContactsEndpoint, renderContact } from './contact-results';
@@ -129,6 +130,7 @@ export class ContactsController {
   @RequireScope('contacts:write')
   @UseGuards(ClientRequestIdGuard)
   @UseInterceptors(DryRunCheck)
+  @JsonBody() // below DryRunCheck, so read before it (decorators apply bottom-up)
   @ApiOperation({
     operationId: 'upsertContact',
     summary: 'Create or update one contact',
@@ -162,6 +164,7 @@ export class ContactsController {
   @RequireScope('contacts:write')
   @UseGuards(ClientRequestIdGuard)
   @UseInterceptors(DryRunCheck)
+  @JsonBody()
   @ApiOperation({
     operationId: 'syncContacts',
     summary: 'Create or update up to 50 contacts',

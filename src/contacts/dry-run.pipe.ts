@@ -20,7 +20,7 @@ export class DryRunPipe implements PipeTransform<unknown, boolean> {
 
 /**
  * Refuses a bad `?dryRun` before the body's shape (decisions: ?dryRun), after the body is read
- * (route interceptors run after JsonBodyInterceptor, every POST route's first) and before any pipe. Pipes of
+ * (`@JsonBody()` goes below the route's `@UseInterceptors(DryRunCheck)`: it runs first) and before any pipe. Pipes of
  * different parameters run concurrently, so a pipe alone cannot promise this order.
  */
 @Injectable()

@@ -8,6 +8,7 @@ import { requestIdOf } from '../common/request-id';
 import { ApiAnswer, ApiKeyAuth, ApiRequestError } from '../docs/openapi.decorators';
 import { RequestErrorCode } from '../errors/error-codes';
 import { invalidRequest, RequestError } from '../errors/request-error';
+import { JsonBody } from '../http-body/json-body.interceptor';
 import { CustomFieldsRepository } from './custom-fields.repository';
 import { CreateFieldDto, UpdateFieldDto } from './dto/field-bodies.dto';
 import { FieldResponseModel } from './dto/field-response.dto';
@@ -48,6 +49,7 @@ export class FieldsController {
   /** docs/api.md, "Custom fields": the checks of `field create`, shared (field-checks.ts). */
   @Post()
   @RequireScope('admin')
+  @JsonBody()
   @ApiOperation({
     operationId: 'createField',
     summary: 'Define a custom field',
@@ -74,6 +76,7 @@ export class FieldsController {
   @Patch(':key')
   @HttpCode(200)
   @RequireScope('admin')
+  @JsonBody()
   @ApiOperation({
     operationId: 'updateField',
     summary: 'Change a custom field’s required flag, default or options',

@@ -1,5 +1,5 @@
-import { CallHandler, type DynamicModule, ExecutionContext, Inject, Injectable, NestInterceptor, RequestMethod, SetMetadata, type Type } from '@nestjs/common';
-import { INTERCEPTORS_METADATA, METHOD_METADATA, MODULE_METADATA } from '@nestjs/common/constants';
+import { applyDecorators, CallHandler, ExecutionContext, Inject, Injectable, NestInterceptor, SetMetadata, UseInterceptors } from '@nestjs/common';
+import { INTERCEPTORS_METADATA } from '@nestjs/common/constants';
 import { Reflector } from '@nestjs/core';
 import type { Request } from 'express';
 import type { IncomingMessage } from 'node:http';
@@ -20,21 +20,27 @@ export const BODY_LIMIT_BYTES = 1_048_576;
 const TAKES_NO_BODY = 'takesNoBody';
 
 /**
- * A POST that acts without input (docs/api.md, e.g. "Erasing a contact"): no body, an empty body
- * or `{}` is accepted; anything else is 400 INVALID_REQUEST.
- */
-export const TakesNoBody = () => SetMetadata(TAKES_NO_BODY, true);
-
-/**
  * Reads and parses a JSON body after the guards (per-IP limit, API key, organization limit), so an
  * unauthenticated, throttled or out-of-scope request never makes the server read its body. POST
  * and PATCH have a body (docs/api.md: PATCH /lists/{id}, PATCH /fields/{key}); other methods none.
  *
- * Put on every POST and PATCH route of the app by `readJsonBodiesOn` (createApp), as the first
- * interceptor of the route: after every guard (global and the route's), before the route's own
- * interceptors and pipes. Not a global interceptor: on a GET or DELETE it had nothing to do, yet
- * Nest's interceptor chain (rxjs, async-context bindings) cost every such request ~27 kB of
- * allocation and instructions (docs/performance.md, "Per-request fixed cost (edge8)").
+ * Every POST and PATCH route says so with `@JsonBody()` or `@TakesNoBody()` (below): the reader is
+ * the route's first interceptor, after every guard (global and the route's), before the route's own
+ * interceptors and pipes. test/http-body/json-body.e2e-spec.ts fails for a POST or PATCH route
+ * without it.
+ *
+ * Why a decorator on each route (docs/extending.md §3): it is Nest's ordinary `@UseInterceptors`,
+ * visible where the route is declared, and a GET or DELETE route has no interceptor, so Nest calls
+ * its handler directly. Weighed and not taken:
+ * - a global interceptor (as before edge8), or `APP_INTERCEPTOR` in a module (Nest has no
+ *   module-scoped interceptors: that is global too): every GET and DELETE runs Nest's interceptor
+ *   chain (rxjs, async-context bindings) for nothing: ~27 kB allocated a request, and its instructions
+ *   (docs/performance.md, "Per-request fixed cost (edge8)");
+ * - `@UseInterceptors` on the controller: the same cost on the controller's GET routes;
+ * - a global guard that reads the body: global guards run before the route's, so the body would be
+ *   read before e.g. ClientRequestIdGuard refuses a bad header;
+ * - putting the reader on every POST/PATCH handler at startup (edge8's `readJsonBodiesOn`): the
+ *   same effect, but nothing at the route tells its author.
  */
 @Injectable()
 export class JsonBodyInterceptor implements NestInterceptor {
@@ -54,49 +60,32 @@ export class JsonBodyInterceptor implements NestInterceptor {
   }
 }
 
-/** Route methods that can receive a POST or PATCH request (ALL too: it answers every method). */
-const ROUTE_METHODS_WITH_BODY: ReadonlySet<RequestMethod> = new Set([RequestMethod.POST, RequestMethod.PATCH, RequestMethod.ALL]);
+/**
+ * On a POST or PATCH route: its body is a JSON document (read and parsed by JsonBodyInterceptor
+ * into `@Body()`). The lowest of the route's interceptor decorators: Nest applies decorators bottom-up
+ * and runs a route's interceptors in that order, so any `@UseInterceptors` of the route goes above
+ * it; placed above one, it throws when the class is defined.
+ */
+export const JsonBody = (): MethodDecorator => readsBodyFirst('JsonBody');
 
 /**
- * Puts JsonBodyInterceptor first among the route interceptors of every POST, PATCH (and ALL)
- * handler of every controller reachable from `module` (its imports, recursively), unless already
- * there. Runs before Nest scans the modules (NestFactory.create), so Nest registers and injects the
- * interceptor like one named in `@UseInterceptors`. Idempotent: the metadata is per class, shared by
- * every app of the process. Returns how many routes it covers (for tests).
+ * On a POST that acts without input (docs/api.md, e.g. "Erasing a contact"), instead of
+ * `@JsonBody()`, placed the same way: no body, an empty body or `{}` is accepted; anything else is
+ * 400 INVALID_REQUEST.
  */
-export function readJsonBodiesOn(module: Type | DynamicModule): number {
-  const seenModules = new Set<unknown>();
-  const seenControllers = new Set<Type>();
-  const visit = (entry: unknown): void => {
-    if (!entry || seenModules.has(entry)) return;
-    seenModules.add(entry);
-    const dynamic = typeof entry === 'object' && 'module' in entry ? (entry as DynamicModule) : undefined;
-    const moduleClass = dynamic ? dynamic.module : entry;
-    if (typeof moduleClass !== 'function') return; // a forward reference or a promise: none here
-    const controllers = [
-      ...((Reflect.getMetadata(MODULE_METADATA.CONTROLLERS, moduleClass) as Type[] | undefined) ?? []),
-      ...(dynamic?.controllers ?? []),
-    ];
-    for (const controller of controllers) seenControllers.add(controller);
-    const imports = [...((Reflect.getMetadata(MODULE_METADATA.IMPORTS, moduleClass) as unknown[] | undefined) ?? []), ...(dynamic?.imports ?? [])];
-    imports.forEach(visit);
-  };
-  visit(module);
-  let routes = 0;
-  for (const controller of seenControllers) {
-    const prototype = controller.prototype as Record<string, unknown>;
-    for (const name of Object.getOwnPropertyNames(prototype)) {
-      const handler = name === 'constructor' ? undefined : Object.getOwnPropertyDescriptor(prototype, name)?.value;
-      if (typeof handler !== 'function') continue;
-      const method = Reflect.getMetadata(METHOD_METADATA, handler) as RequestMethod | undefined;
-      if (method === undefined || !ROUTE_METHODS_WITH_BODY.has(method)) continue;
-      routes++;
-      const interceptors = (Reflect.getMetadata(INTERCEPTORS_METADATA, handler) as unknown[] | undefined) ?? [];
-      if (interceptors[0] === JsonBodyInterceptor) continue;
-      Reflect.defineMetadata(INTERCEPTORS_METADATA, [JsonBodyInterceptor, ...interceptors.filter((i) => i !== JsonBodyInterceptor)], handler);
+export const TakesNoBody = (): MethodDecorator => applyDecorators(SetMetadata(TAKES_NO_BODY, true), readsBodyFirst('TakesNoBody'));
+
+function readsBodyFirst(name: string): MethodDecorator {
+  const use = UseInterceptors(JsonBodyInterceptor);
+  return (target, key, descriptor) => {
+    // Interceptors already there were applied first, so they would run before the body is read.
+    const applied = Reflect.getMetadata(INTERCEPTORS_METADATA, descriptor.value as object) as unknown[] | undefined;
+    if (applied?.length) {
+      const route = `${(target as { constructor: { name: string } }).constructor.name}.${String(key)}`;
+      throw new Error(`@${name}() of ${route} must be below the route's @UseInterceptors(...): its body is read before them`);
     }
-  }
-  return routes;
+    use(target, key, descriptor);
+  };
 }
 
 /** Requests whose body Node's HTTP parser could not parse (a broken chunked encoding), with the message to answer. */

@@ -8,7 +8,7 @@ import { APP_CONFIG, type AppConfig } from '../config/app-config';
 import { requestIdOf } from '../common/request-id';
 import { ApiAnswer, ApiKeyAuth, ApiRequestError } from '../docs/openapi.decorators';
 import { invalidRequest } from '../errors/request-error';
-import { TakesNoBody } from '../http-body/json-body.interceptor';
+import { JsonBody, TakesNoBody } from '../http-body/json-body.interceptor';
 import { CreateWebhookDto, UpdateWebhookDto } from './dto/webhook-bodies.dto';
 import {
   WebhookCreatedModel,
@@ -41,6 +41,7 @@ export class WebhooksController {
 
   @Post()
   @RequireScope('admin')
+  @JsonBody()
   @ApiOperation({
     operationId: 'createWebhook',
     summary: 'Create a webhook',
@@ -85,6 +86,7 @@ export class WebhooksController {
   @Patch(':id')
   @HttpCode(200)
   @RequireScope('admin')
+  @JsonBody()
   @ApiOperation({ operationId: 'updateWebhook', summary: 'Change a webhook’s url or types, or disable or enable it' })
   @ApiParam({ name: 'id', type: String })
   @ApiBody({ type: UpdateWebhookDto })

@@ -1,8 +1,10 @@
 import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
-import { Controller, Delete, Get, Module, Patch, Post, RequestMethod, UseInterceptors, type CallHandler, type NestInterceptor } from '@nestjs/common';
-import { INTERCEPTORS_METADATA, METHOD_METADATA } from '@nestjs/common/constants';
+import { Patch, Post, RequestMethod, UseInterceptors, type CallHandler, type NestInterceptor, type Type } from '@nestjs/common';
+import { INTERCEPTORS_METADATA, METHOD_METADATA, MODULE_METADATA } from '@nestjs/common/constants';
 import { ModulesContainer } from '@nestjs/core';
-import { JsonBodyInterceptor, readJsonBodiesOn } from '../../src/http-body/json-body.interceptor';
+import { JsonBody, JsonBodyInterceptor, TakesNoBody } from '../../src/http-body/json-body.interceptor';
+import { ListCopiesModule } from '../example-module/list-copies.module';
+import { PrismaWriteProbeModule } from '../faults/prisma-write-probe.module';
 import { createTestAppWithOrg, type TestApp } from '../utils/test-app';
 import { portOf, sendHeadersOnly } from '../rate-limit/support';
 import { rawPost } from '../utils/net';
@@ -173,61 +175,68 @@ describe('JSON request bodies', () => {
   });
 
   describe('which routes read a body', () => {
-    /** Every route handler of the app as Nest registered it, with its method and route interceptors. */
-    const handlersOf = () => {
+    /** Every route handler of these controllers, with its method and route interceptors. */
+    const handlersOf = (controllers: Type[]) => {
       const handlers: Array<{ name: string; method: RequestMethod; interceptors: unknown[] }> = [];
-      for (const module of t.app.get(ModulesContainer).values()) {
-        for (const wrapper of module.controllers.values()) {
-          const controller = wrapper.metatype as (new () => unknown) | null;
-          if (!controller) continue;
-          for (const name of Object.getOwnPropertyNames(controller.prototype)) {
-            const handler = (controller.prototype as Record<string, unknown>)[name];
-            const method = typeof handler === 'function' ? (Reflect.getMetadata(METHOD_METADATA, handler) as RequestMethod | undefined) : undefined;
-            if (method === undefined) continue;
-            const interceptors = (Reflect.getMetadata(INTERCEPTORS_METADATA, handler as object) as unknown[] | undefined) ?? [];
-            handlers.push({ name: `${controller.name}.${name}`, method, interceptors });
-          }
+      for (const controller of controllers) {
+        for (const name of Object.getOwnPropertyNames(controller.prototype)) {
+          const handler = (controller.prototype as Record<string, unknown>)[name];
+          const method = typeof handler === 'function' ? (Reflect.getMetadata(METHOD_METADATA, handler) as RequestMethod | undefined) : undefined;
+          if (method === undefined) continue;
+          const interceptors = (Reflect.getMetadata(INTERCEPTORS_METADATA, handler as object) as unknown[] | undefined) ?? [];
+          handlers.push({ name: `${controller.name}.${name}`, method, interceptors });
         }
       }
       return handlers;
     };
+    /** The app's controllers as Nest registered them, and those of the test modules mounted beside it. */
+    const controllers = () => [
+      ...[...t.app.get(ModulesContainer).values()].flatMap((module) => [...module.controllers.values()].map((wrapper) => wrapper.metatype as Type)),
+      ...[ListCopiesModule, PrismaWriteProbeModule].flatMap((module) => Reflect.getMetadata(MODULE_METADATA.CONTROLLERS, module) as Type[]),
+    ];
 
-    it('every POST and PATCH route reads its body first among its interceptors; no other route has the reader', () => {
-      const handlers = handlersOf();
+    it('every POST and PATCH route reads its body first among its interceptors (@JsonBody or @TakesNoBody); no other route has the reader', () => {
+      const handlers = handlersOf(controllers());
       const withBody = handlers.filter((h) => h.method === RequestMethod.POST || h.method === RequestMethod.PATCH);
-      expect(withBody.length).toBeGreaterThanOrEqual(12);
+      expect(withBody.length).toBeGreaterThanOrEqual(14);
       expect(withBody.filter((h) => h.interceptors[0] !== JsonBodyInterceptor).map((h) => h.name)).toEqual([]);
       expect(withBody.filter((h) => h.interceptors.lastIndexOf(JsonBodyInterceptor) !== 0).map((h) => h.name)).toEqual([]);
       const others = handlers.filter((h) => !withBody.includes(h));
       expect(others.length).toBeGreaterThan(0);
+      expect(others.filter((h) => h.method === RequestMethod.ALL).map((h) => h.name)).toEqual([]); // would take a body unchecked
       expect(others.filter((h) => h.interceptors.includes(JsonBodyInterceptor)).map((h) => h.name)).toEqual([]);
     });
 
-    it('covers controllers of imported and dynamic modules, ahead of their own interceptors, once', () => {
-      class Own implements NestInterceptor {
-        intercept(_context: unknown, next: CallHandler) {
-          return next.handle();
+    class Own implements NestInterceptor {
+      intercept(_context: unknown, next: CallHandler) {
+        return next.handle();
+      }
+    }
+
+    it('@JsonBody() and @TakesNoBody() put the reader ahead of the route interceptors declared above them', () => {
+      class Probe {
+        @Post() @JsonBody() create() {}
+        @Patch() @UseInterceptors(Own) @JsonBody() change() {}
+        @Post() @UseInterceptors(Own) @TakesNoBody() act() {}
+      }
+      expect(handlersOf([Probe]).map((h) => [h.name, h.interceptors])).toEqual([
+        ['Probe.create', [JsonBodyInterceptor]],
+        ['Probe.change', [JsonBodyInterceptor, Own]],
+        ['Probe.act', [JsonBodyInterceptor, Own]],
+      ]);
+    });
+
+    it.each([
+      ['JsonBody', JsonBody],
+      ['TakesNoBody', TakesNoBody],
+    ])('@%s() above a route interceptor refuses to define the class, naming the route', (name, decorator) => {
+      const define = () => {
+        class Probe {
+          @Post() @decorator() @UseInterceptors(Own) create() {}
         }
-      }
-      @Controller('probe')
-      class ProbeController {
-        @Post() create() {}
-        @Patch() @UseInterceptors(Own) change() {}
-        @Get() read() {}
-        @Delete() remove() {}
-      }
-      @Module({ controllers: [ProbeController] })
-      class Inner {}
-      @Module({ imports: [Inner] })
-      class Outer {}
-      const interceptorsOf = (name: keyof ProbeController) =>
-        Reflect.getMetadata(INTERCEPTORS_METADATA, ProbeController.prototype[name]) as unknown[] | undefined;
-      expect(readJsonBodiesOn({ module: class Root {}, imports: [Outer] })).toBe(2);
-      expect(readJsonBodiesOn({ module: class Root {}, imports: [Outer] })).toBe(2); // again: unchanged
-      expect(interceptorsOf('create')).toEqual([JsonBodyInterceptor]);
-      expect(interceptorsOf('change')).toEqual([JsonBodyInterceptor, Own]);
-      expect(interceptorsOf('read')).toBeUndefined();
-      expect(interceptorsOf('remove')).toBeUndefined();
+        return Probe;
+      };
+      expect(define).toThrow(`@${name}() of Probe.create must be below the route's @UseInterceptors(...)`);
     });
   });
 });
