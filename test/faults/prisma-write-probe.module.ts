@@ -19,7 +19,6 @@ class PrismaWriteProbeController {
   constructor(private readonly prisma: PrismaService) {}
 
   @Post()
-  @RequireScope('contacts:write')
   @HttpCode(200)
   @RequireScope('contacts:write')
   @JsonBody() // the test sends `{}`
