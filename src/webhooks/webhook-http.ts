@@ -24,6 +24,14 @@ export interface HttpAnswer {
   headers: Record<string, string>;
 }
 
+/** Where an attempt connects: the scheme, the checked address, the port and the TLS name. */
+export interface Target {
+  protocol: string;
+  address: string;
+  port: number;
+  servername: string | null;
+}
+
 /** A connection to one (scheme, address, port, TLS name), kept open between attempts. */
 interface Connection {
   socket: net.Socket;
@@ -50,44 +58,54 @@ export class WebhookConnections {
   ) {}
 
   /** POSTs `request` (the whole request: head and body) and reads the answer; rejects on a network error. */
-  send(target: { protocol: string; address: string; port: number; servername: string | null }, request: Buffer, timeoutMs: number): Promise<HttpAnswer> {
+  send(target: Target, request: Buffer, timeoutMs: number): Promise<HttpAnswer> {
+    return new Promise((resolve, reject) => this.post(target, request, timeoutMs, (error, answer) => (error ? reject(error) : resolve(answer as HttpAnswer))));
+  }
+
+  /**
+   * `send` with a callback, called exactly once (unless this throws: then never). The worker's
+   * attempts use it: no promise per attempt is needed there (each cost an async-hooks init and a microtask: about 1 µs of
+   * the service's CPU a delivery per promise; docs/performance.md, "Webhook delivery, seventh pass").
+   */
+  post(target: Target, request: Buffer, timeoutMs: number, callback: (error: Error | null, answer?: HttpAnswer) => void): void {
     const key = `${target.protocol}//${target.address}:${target.port}/${target.servername ?? ''}`;
     const connection = this.idle.get(key)?.pop() ?? this.open(key, target);
     connection.socket.ref();
-    return new Promise<HttpAnswer>((resolve, reject) => {
-      const reader = new AnswerReader();
-      let settled = false;
-      const done = (error: Error | null, answer?: HttpAnswer, reusable = false) => {
-        if (settled) return;
-        settled = true;
-        clearTimeout(timer);
-        connection.onData = null;
-        connection.onEnd = null;
-        if (reusable) this.release(connection);
-        else connection.socket.destroy();
-        if (error) reject(error);
-        else resolve(answer as HttpAnswer);
-      };
-      const timer = setTimeout(() => done(new AttemptTimeout()), timeoutMs);
-      connection.onData = (chunk) => {
-        let state: ReturnType<AnswerReader['push']>;
-        try {
-          state = reader.push(chunk);
-        } catch (error) {
-          done(error as Error);
-          return;
-        }
-        // The answer is known once its head is read; the connection is kept only when its body was read to the end.
-        if (state === 'complete') done(null, reader.answer(), reader.reusable());
-        else if (state === 'too-long') done(null, reader.answer(), false);
-      };
-      connection.onEnd = (error) => {
-        // A body framed by the connection's end, or a head already read: the answer stands (node's http client did the same).
-        if (reader.headRead()) done(null, reader.answer(), false);
-        else done(error ?? httpError('connection reset', 'ECONNRESET'));
-      };
+    const reader = new AnswerReader();
+    let settled = false;
+    const done = (error: Error | null, answer?: HttpAnswer, reusable = false) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      connection.onData = null;
+      connection.onEnd = null;
+      if (reusable) this.release(connection);
+      else connection.socket.destroy();
+      callback(error, answer);
+    };
+    const timer = setTimeout(() => done(new AttemptTimeout()), timeoutMs);
+    connection.onData = (chunk) => {
+      let state: ReturnType<AnswerReader['push']>;
+      try {
+        state = reader.push(chunk);
+      } catch (error) {
+        done(error as Error);
+        return;
+      }
+      // The answer is known once its head is read; the connection is kept only when its body was read to the end.
+      if (state === 'complete') done(null, reader.answer(), reader.reusable());
+      else if (state === 'too-long') done(null, reader.answer(), false);
+    };
+    connection.onEnd = (error) => {
+      // A body framed by the connection's end, or a head already read: the answer stands (node's http client did the same).
+      if (reader.headRead()) done(null, reader.answer(), false);
+      else done(error ?? httpError('connection reset', 'ECONNRESET'));
+    };
+    try {
       connection.socket.write(request);
-    });
+    } catch (error) {
+      done(error as Error); // called back once, as for any other failure
+    }
   }
 
   destroy(): void {
@@ -95,7 +113,7 @@ export class WebhookConnections {
     this.idle.clear();
   }
 
-  private open(key: string, target: { protocol: string; address: string; port: number; servername: string | null }): Connection {
+  private open(key: string, target: Target): Connection {
     const socket =
       target.protocol === 'https:'
         ? tls.connect({ host: target.address, port: target.port, servername: target.servername ?? undefined, ALPNProtocols: ['http/1.1'], ca: this.ca })
