@@ -17,6 +17,8 @@ import tls from 'node:tls';
 const MAX_BODY = 64 * 1024;
 /** Status line and headers, at most. */
 const MAX_HEAD = 64 * 1024;
+/** Where every plain TCP connection's reads land (see `open`); read from before the next read. */
+const READ_BUFFER = Buffer.allocUnsafe(64 * 1024);
 
 export interface HttpAnswer {
   status: number;
@@ -70,7 +72,6 @@ export class WebhookConnections {
   post(target: Target, request: Buffer, timeoutMs: number, callback: (error: Error | null, answer?: HttpAnswer) => void): void {
     const key = `${target.protocol}//${target.address}:${target.port}/${target.servername ?? ''}`;
     const connection = this.idle.get(key)?.pop() ?? this.open(key, target);
-    connection.socket.ref();
     const reader = new AnswerReader();
     let settled = false;
     const done = (error: Error | null, answer?: HttpAnswer, reusable = false) => {
@@ -117,13 +118,30 @@ export class WebhookConnections {
     const socket =
       target.protocol === 'https:'
         ? tls.connect({ host: target.address, port: target.port, servername: target.servername ?? undefined, ALPNProtocols: ['http/1.1'], ca: this.ca })
-        : net.connect({ host: target.address, port: target.port });
+        : net.connect({
+            host: target.address,
+            port: target.port,
+            // Plain TCP reads into one shared buffer, handed to the attempt at once (it copies what
+            // it keeps): no Buffer, stream push, 'data' event and nextTick per answer. TLS sockets
+            // take no `onread`, and read as streams.
+            onread: {
+              buffer: READ_BUFFER,
+              callback: (length) => {
+                received(READ_BUFFER.subarray(0, length));
+                return true;
+              },
+            },
+          });
     socket.setNoDelay(true);
+    // Never keeps the process alive: an attempt's own timer does while it waits (post), so the
+    // socket is not ref'd and unref'd around every attempt.
+    socket.unref();
     const connection: Connection = { socket, key, onData: null, onEnd: null };
-    socket.on('data', (chunk: Buffer) => {
+    const received = (chunk: Buffer) => {
       if (connection.onData) connection.onData(chunk);
       else socket.destroy(); // bytes nobody asked for: the connection cannot be trusted with the next attempt
-    });
+    };
+    if (target.protocol === 'https:') socket.on('data', received);
     const ended = (error: NodeJS.ErrnoException | null) => {
       this.forget(connection);
       if (connection.onEnd) connection.onEnd(error);
@@ -140,7 +158,6 @@ export class WebhookConnections {
       connection.socket.destroy();
       return;
     }
-    connection.socket.unref();
     list.push(connection);
     this.idle.set(connection.key, list);
   }
@@ -186,13 +203,15 @@ class AnswerReader {
   push(chunk: Buffer): 'more' | 'complete' | 'too-long' {
     let rest = chunk;
     while (!this.headDone) {
+      const before = this.head.length;
       this.head += rest.toString('latin1');
       const end = this.head.indexOf('\r\n\r\n');
       if (end < 0) {
         if (this.head.length > MAX_HEAD) throw httpError('answer head too long', 'HPE_HEADER_OVERFLOW');
         return 'more';
       }
-      const after = Buffer.from(this.head.slice(end + 4), 'latin1');
+      // What follows the head, in this chunk (latin1: a byte per character; the earlier chunks had no end of head).
+      const after = rest.subarray(end + 4 - before);
       this.readHead(this.head.slice(0, end));
       this.head = '';
       rest = after;
