@@ -142,19 +142,32 @@ export function urlProblem(value: string, allowInsecure: boolean): string | null
  * it: a resolver may hand any of them to a connection). Throws TargetRefused saying why.
  */
 export async function checkTarget(value: string, policy: TargetPolicy): Promise<CheckedTarget> {
+  const checked = checkedWithoutLookup(value, policy);
+  if (checked) return checked;
+  const { url, host } = parsed(value)!;
+  let addresses: { address: string; family: 4 | 6 }[];
+  try {
+    addresses = await policy.resolve(host);
+  } catch {
+    throw new TargetRefused('url host does not resolve');
+  }
+  return checkedAddresses(url, host, false, addresses, policy);
+}
+
+/**
+ * `checkTarget` when the URL's host is an IP literal (no lookup: the same checks, done now, no
+ * promise); undefined when the host is a name and must be looked up (checkTarget). Throws
+ * TargetRefused.
+ */
+export function checkedWithoutLookup(value: string, policy: TargetPolicy): CheckedTarget | undefined {
   const problem = urlProblem(value, policy.allowInsecure);
   if (problem) throw new TargetRefused(problem);
   const { url, host, literal } = parsed(value)!;
-  let addresses: { address: string; family: 4 | 6 }[];
-  if (literal) {
-    addresses = [{ address: host, family: literal === 6 ? 6 : 4 }];
-  } else {
-    try {
-      addresses = await policy.resolve(host);
-    } catch {
-      throw new TargetRefused('url host does not resolve');
-    }
-  }
+  if (!literal) return undefined;
+  return checkedAddresses(url, host, true, [{ address: host, family: literal === 6 ? 6 : 4 }], policy);
+}
+
+function checkedAddresses(url: URL, host: string, literal: boolean, addresses: { address: string; family: 4 | 6 }[], policy: TargetPolicy): CheckedTarget {
   if (addresses.length === 0) throw new TargetRefused('url host does not resolve');
   if (!policy.allowInsecure && addresses.some(({ address }) => !isPublicAddress(address))) {
     throw new TargetRefused('url host resolves to a non-public address');

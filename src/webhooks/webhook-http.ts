@@ -17,11 +17,21 @@ import tls from 'node:tls';
 const MAX_BODY = 64 * 1024;
 /** Status line and headers, at most. */
 const MAX_HEAD = 64 * 1024;
+/** Where every plain TCP connection's reads land (see `open`); read from before the next read. */
+const READ_BUFFER = Buffer.allocUnsafe(64 * 1024);
 
 export interface HttpAnswer {
   status: number;
   /** Header names in lower case; a repeated header keeps its last value. */
   headers: Record<string, string>;
+}
+
+/** Where an attempt connects: the scheme, the checked address, the port and the TLS name. */
+export interface Target {
+  protocol: string;
+  address: string;
+  port: number;
+  servername: string | null;
 }
 
 /** A connection to one (scheme, address, port, TLS name), kept open between attempts. */
@@ -50,44 +60,53 @@ export class WebhookConnections {
   ) {}
 
   /** POSTs `request` (the whole request: head and body) and reads the answer; rejects on a network error. */
-  send(target: { protocol: string; address: string; port: number; servername: string | null }, request: Buffer, timeoutMs: number): Promise<HttpAnswer> {
+  send(target: Target, request: Buffer, timeoutMs: number): Promise<HttpAnswer> {
+    return new Promise((resolve, reject) => this.post(target, request, timeoutMs, (error, answer) => (error ? reject(error) : resolve(answer as HttpAnswer))));
+  }
+
+  /**
+   * `send` with a callback, called exactly once (unless this throws: then never). The worker's
+   * attempts use it: no promise per attempt is needed there (each cost an async-hooks init and a microtask: about 1 µs of
+   * the service's CPU a delivery per promise; docs/performance.md, "Webhook delivery, seventh pass").
+   */
+  post(target: Target, request: Buffer, timeoutMs: number, callback: (error: Error | null, answer?: HttpAnswer) => void): void {
     const key = `${target.protocol}//${target.address}:${target.port}/${target.servername ?? ''}`;
     const connection = this.idle.get(key)?.pop() ?? this.open(key, target);
-    connection.socket.ref();
-    return new Promise<HttpAnswer>((resolve, reject) => {
-      const reader = new AnswerReader();
-      let settled = false;
-      const done = (error: Error | null, answer?: HttpAnswer, reusable = false) => {
-        if (settled) return;
-        settled = true;
-        clearTimeout(timer);
-        connection.onData = null;
-        connection.onEnd = null;
-        if (reusable) this.release(connection);
-        else connection.socket.destroy();
-        if (error) reject(error);
-        else resolve(answer as HttpAnswer);
-      };
-      const timer = setTimeout(() => done(new AttemptTimeout()), timeoutMs);
-      connection.onData = (chunk) => {
-        let state: ReturnType<AnswerReader['push']>;
-        try {
-          state = reader.push(chunk);
-        } catch (error) {
-          done(error as Error);
-          return;
-        }
-        // The answer is known once its head is read; the connection is kept only when its body was read to the end.
-        if (state === 'complete') done(null, reader.answer(), reader.reusable());
-        else if (state === 'too-long') done(null, reader.answer(), false);
-      };
-      connection.onEnd = (error) => {
-        // A body framed by the connection's end, or a head already read: the answer stands (node's http client did the same).
-        if (reader.headRead()) done(null, reader.answer(), false);
-        else done(error ?? httpError('connection reset', 'ECONNRESET'));
-      };
+    const reader = new AnswerReader();
+    let settled = false;
+    const done = (error: Error | null, answer?: HttpAnswer, reusable = false) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      connection.onData = null;
+      connection.onEnd = null;
+      if (reusable) this.release(connection);
+      else connection.socket.destroy();
+      callback(error, answer);
+    };
+    const timer = setTimeout(() => done(new AttemptTimeout()), timeoutMs);
+    connection.onData = (chunk) => {
+      let state: ReturnType<AnswerReader['push']>;
+      try {
+        state = reader.push(chunk);
+      } catch (error) {
+        done(error as Error);
+        return;
+      }
+      // The answer is known once its head is read; the connection is kept only when its body was read to the end.
+      if (state === 'complete') done(null, reader.answer(), reader.reusable());
+      else if (state === 'too-long') done(null, reader.answer(), false);
+    };
+    connection.onEnd = (error) => {
+      // A body framed by the connection's end, or a head already read: the answer stands (node's http client did the same).
+      if (reader.headRead()) done(null, reader.answer(), false);
+      else done(error ?? httpError('connection reset', 'ECONNRESET'));
+    };
+    try {
       connection.socket.write(request);
-    });
+    } catch (error) {
+      done(error as Error); // called back once, as for any other failure
+    }
   }
 
   destroy(): void {
@@ -95,17 +114,34 @@ export class WebhookConnections {
     this.idle.clear();
   }
 
-  private open(key: string, target: { protocol: string; address: string; port: number; servername: string | null }): Connection {
+  private open(key: string, target: Target): Connection {
     const socket =
       target.protocol === 'https:'
         ? tls.connect({ host: target.address, port: target.port, servername: target.servername ?? undefined, ALPNProtocols: ['http/1.1'], ca: this.ca })
-        : net.connect({ host: target.address, port: target.port });
+        : net.connect({
+            host: target.address,
+            port: target.port,
+            // Plain TCP reads into one shared buffer, handed to the attempt at once (it copies what
+            // it keeps): no Buffer, stream push, 'data' event and nextTick per answer. TLS sockets
+            // take no `onread`, and read as streams.
+            onread: {
+              buffer: READ_BUFFER,
+              callback: (length) => {
+                received(READ_BUFFER.subarray(0, length));
+                return true;
+              },
+            },
+          });
     socket.setNoDelay(true);
+    // Never keeps the process alive: an attempt's own timer does while it waits (post), so the
+    // socket is not ref'd and unref'd around every attempt.
+    socket.unref();
     const connection: Connection = { socket, key, onData: null, onEnd: null };
-    socket.on('data', (chunk: Buffer) => {
+    const received = (chunk: Buffer) => {
       if (connection.onData) connection.onData(chunk);
       else socket.destroy(); // bytes nobody asked for: the connection cannot be trusted with the next attempt
-    });
+    };
+    if (target.protocol === 'https:') socket.on('data', received);
     const ended = (error: NodeJS.ErrnoException | null) => {
       this.forget(connection);
       if (connection.onEnd) connection.onEnd(error);
@@ -122,7 +158,6 @@ export class WebhookConnections {
       connection.socket.destroy();
       return;
     }
-    connection.socket.unref();
     list.push(connection);
     this.idle.set(connection.key, list);
   }
@@ -168,13 +203,15 @@ class AnswerReader {
   push(chunk: Buffer): 'more' | 'complete' | 'too-long' {
     let rest = chunk;
     while (!this.headDone) {
+      const before = this.head.length;
       this.head += rest.toString('latin1');
       const end = this.head.indexOf('\r\n\r\n');
       if (end < 0) {
         if (this.head.length > MAX_HEAD) throw httpError('answer head too long', 'HPE_HEADER_OVERFLOW');
         return 'more';
       }
-      const after = Buffer.from(this.head.slice(end + 4), 'latin1');
+      // What follows the head, in this chunk (latin1: a byte per character; the earlier chunks had no end of head).
+      const after = rest.subarray(end + 4 - before);
       this.readHead(this.head.slice(0, end));
       this.head = '';
       rest = after;

@@ -43,6 +43,18 @@ export function sendAttempt(
   timeoutMs = ATTEMPT_TIMEOUT_MS,
   agents: SenderAgents = defaultAgents,
 ): Promise<AttemptResult> {
+  return new Promise((resolve) => postAttempt(target, headers, body, timeoutMs, agents, resolve));
+}
+
+/** `sendAttempt` with a callback (called exactly once, unless this throws: then never), for the worker: no promise per attempt. */
+export function postAttempt(
+  target: CheckedTarget,
+  headers: Record<string, string>,
+  body: string,
+  timeoutMs: number,
+  agents: SenderAgents,
+  callback: (result: AttemptResult) => void,
+): void {
   const { url } = target;
   // One write: the head (our own values only: the path as the URL parser encoded it, the Host of
   // the URL as node would write it, the signature headers) and the body.
@@ -51,17 +63,16 @@ export function sendAttempt(
   head += `content-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nuser-agent: ${USER_AGENT}\r\nconnection: keep-alive\r\n\r\n`;
   const request = Buffer.from(head + body, 'utf8');
   const port = url.port ? Number(url.port) : url.protocol === 'https:' ? 443 : 80;
-  return agents.send({ protocol: url.protocol, address: target.address, port, servername: target.servername }, request, timeoutMs).then(
-    ({ status, headers: answered }) => ({
-      status,
-      error: null,
-      retryAfterMs: status === 429 || status === 503 ? retryAfterMsOf(answered['retry-after']) : null,
-    }),
-    (error: NodeJS.ErrnoException) =>
-      error instanceof AttemptTimeout
-        ? { status: null, error: `no answer within ${timeoutMs / 1000} s`, retryAfterMs: null }
-        : { status: null, error: describe(error), retryAfterMs: null },
-  );
+  agents.post({ protocol: url.protocol, address: target.address, port, servername: target.servername }, request, timeoutMs, (error, answer) => {
+    if (answer) {
+      const { status } = answer;
+      callback({ status, error: null, retryAfterMs: status === 429 || status === 503 ? retryAfterMsOf(answer.headers['retry-after']) : null });
+    } else if (error instanceof AttemptTimeout) {
+      callback({ status: null, error: `no answer within ${timeoutMs / 1000} s`, retryAfterMs: null });
+    } else {
+      callback({ status: null, error: describe(error as NodeJS.ErrnoException), retryAfterMs: null });
+    }
+  });
 }
 
 /** An error as a short, secret-free line for the deliveries log. */

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { isStorableText } from '../common/storable-text';
+import { arrayLiteral } from '../database/array-literal';
 import { Database } from '../database/database';
 import { PrismaService } from '../database/prisma.service';
 import { Prisma } from '../generated/prisma/client';
@@ -250,8 +251,23 @@ export class WebhooksRepository {
       lease.token,
       lease.seconds,
     ]);
-    const taken = rows.filter((row): row is typeof row & ClaimRow => row.seq !== null).map((row) => claimed(row, lease.token));
-    return { read: rows[0].read, inserted: rows[0].inserted, taken };
+    let read = 0;
+    let inserted = 0;
+    const webhooks = new Map<string, { url: string; secret: string }>();
+    for (const row of rows) {
+      if (row.read !== null) {
+        read = row.read;
+        inserted = row.inserted ?? 0;
+      } else if (row.url !== null) webhooks.set(row.webhookId!, { url: row.url, secret: row.secret! });
+    }
+    const taken: ClaimedDelivery[] = [];
+    for (const row of rows) {
+      if (row.seq === null) continue;
+      const { url, secret } = webhooks.get(row.webhookId!)!;
+      const event = row.eventId === null || row.body === null ? null : { id: row.eventId, body: row.body };
+      taken.push({ webhookId: row.webhookId!, position: row.position!, seq: row.seq, leaseToken: lease.token, attemptCount: 1, url, secret, event });
+    }
+    return { read, inserted, taken };
   }
 
   /**
@@ -304,16 +320,17 @@ export class WebhooksRepository {
    */
   async complete(outcomes: AttemptOutcome[]): Promise<number> {
     if (outcomes.length === 0) return 0;
+    // Array literals (arrayLiteral), not JS arrays: pg's conversion of the nine was ~2.8 µs a delivery.
     const rows = await this.database.run(WEBHOOK_COMPLETE, [
-      outcomes.map((o) => o.webhookId),
-      outcomes.map((o) => o.position),
-      outcomes.map((o) => o.seq),
-      outcomes.map((o) => o.leaseToken),
-      outcomes.map((o) => o.state),
-      outcomes.map((o) => o.delayMs),
-      outcomes.map((o) => o.at),
-      outcomes.map((o) => o.status),
-      outcomes.map((o) => o.error),
+      arrayLiteral(outcomes.map((o) => o.webhookId)),
+      arrayLiteral(outcomes.map((o) => o.position)),
+      arrayLiteral(outcomes.map((o) => o.seq)),
+      arrayLiteral(outcomes.map((o) => o.leaseToken)),
+      arrayLiteral(outcomes.map((o) => o.state)),
+      arrayLiteral(outcomes.map((o) => o.delayMs)),
+      arrayLiteral(outcomes.map((o) => o.at)),
+      arrayLiteral(outcomes.map((o) => o.status)),
+      arrayLiteral(outcomes.map((o) => o.error)),
     ]);
     return rows[0]?.recorded ?? 0;
   }

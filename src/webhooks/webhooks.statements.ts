@@ -83,10 +83,13 @@ export interface ClaimRow {
  * sixth pass). Were one there (a bug in moving the position), the unique index fails the round
  * (23505, a fault line) instead of the row being skipped silently.
  *
- * Returns one row with how many events were read and how many deliveries inserted, joined to the
- * deliveries taken (their columns null when none were).
+ * Returns three kinds of rows, their other columns null: one with how many events were read and
+ * how many deliveries inserted; one per webhook with deliveries taken, with its url and secret; one
+ * per delivery taken (its attempt count is 1), with its key and event. The url, the secret and the
+ * counts were repeated in every delivery's row: five of its ten columns, each parsed by pg in the
+ * service (docs/performance.md, "Webhook delivery, seventh pass").
  */
-export const WEBHOOK_FAN_OUT = defineStatement<{ read: number; inserted: number } & { [K in keyof ClaimRow]: ClaimRow[K] | null }>({
+export const WEBHOOK_FAN_OUT = defineStatement<{ read: number | null; inserted: number | null } & { [K in Exclude<keyof ClaimRow, 'attemptCount'>]: ClaimRow[K] | null }>({
   name: 'webhooks.fan-out',
   text: `WITH h AS (
         SELECT * FROM unnest($1::text[], $2::bigint[]) AS h(organization_id, horizon)
@@ -127,11 +130,15 @@ export const WEBHOOK_FAN_OUT = defineStatement<{ read: number; inserted: number 
       ), moved AS (
         UPDATE webhooks SET feed_position = last.position, feed_seq = last.seq FROM last WHERE webhooks.id = last.webhook_id
       )
-      SELECT n.read, n.inserted, t.position::text AS position, t.seq::text AS seq, t.webhook_id AS "webhookId", t.attempt_count AS "attemptCount",
-        w.url, w.secret, ${publicEventIdSql('e.id')} AS "eventId", e.body
+      SELECT n.read, n.inserted, NULL::text AS "webhookId", NULL::text AS url, NULL::text AS secret, NULL::text AS position, NULL::text AS seq,
+        NULL::text AS "eventId", NULL::text AS body
       FROM (SELECT (SELECT count(*) FROM page)::int AS read, (SELECT count(*) FROM ins)::int AS inserted) n
-      LEFT JOIN (ins t JOIN w ON w.id = t.webhook_id JOIN events e ON e.seq = t.seq) ON t.lease_token IS NOT NULL`,
-  columns: ['read', 'inserted', 'position', 'seq', 'webhookId', 'attemptCount', 'url', 'secret', 'eventId', 'body'],
+      UNION ALL
+      SELECT NULL, NULL, w.id, w.url, w.secret, NULL, NULL, NULL, NULL FROM w WHERE w.id IN (SELECT webhook_id FROM ins WHERE lease_token IS NOT NULL)
+      UNION ALL
+      SELECT NULL, NULL, t.webhook_id, NULL, NULL, t.position::text, t.seq::text, ${publicEventIdSql('e.id')}, e.body
+      FROM ins t JOIN events e ON e.seq = t.seq WHERE t.lease_token IS NOT NULL`,
+  columns: ['read', 'inserted', 'webhookId', 'url', 'secret', 'position', 'seq', 'eventId', 'body'],
   sample: () => [[], [], 1, 0, 'warm-up', 'warm-up', 30],
 });
 
