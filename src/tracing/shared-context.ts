@@ -43,6 +43,8 @@ function inheritContext(): void {
     }
   }
   pinoStorage.Store = TracedStore;
+  // A getter-only export (another build of nestjs-pino) would keep its own Store: requests' spans would lose their parent.
+  if (pinoStorage.Store !== TracedStore) throw new Error('nestjs-pino/storage: its Store cannot be replaced: check its version');
 }
 
 export class SharedStorageContextManager extends AsyncLocalStorageContextManager {
