@@ -1,4 +1,10 @@
-import { loggablePath, maskSecrets } from './logging';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { DestinationStream } from 'pino';
+import { pinoHttp, type Options } from 'pino-http';
+import type { AppConfig } from '../config/app-config';
+import { setActiveTracing } from '../tracing/tracing-state';
+import { loggablePath, loggerParams, maskSecrets } from './logging';
 
 describe('loggablePath', () => {
   it('masks the email of GET /contacts/{email}', () => {
@@ -50,5 +56,43 @@ describe('maskSecrets (every log line)', () => {
   it('leaves ordinary lines alone', () => {
     const line = '{"level":30,"req":{"id":"1","method":"GET","path":"/api/v2/lists"},"msg":"request completed"}';
     expect(maskSecrets(line)).toBe(line);
+  });
+});
+
+describe('trace fields on the request logger (tracing on)', () => {
+  it("binds trace_id, span_id and trace_flags in the request's own child logger, after req, on every line of the request", async () => {
+    const fields = { trace_id: '0af7651916cd43dd8448eb211c80319c', span_id: 'b7ad6b7169203331', trace_flags: '00' };
+    setActiveTracing({ traceRequests: () => undefined, logFields: (req) => (req as { traced?: boolean }).traced ? fields : {}, shutdown: () => Promise.resolve() });
+    const lines: string[] = [];
+    const directChild: boolean[] = [];
+    const params = loggerParams({ LOG_LEVEL: 'info' } as AppConfig).pinoHttp as Options;
+    const middleware = pinoHttp(params, { write: (line: string) => void lines.push(line) } as unknown as DestinationStream);
+    const server = createServer((req, res) => {
+      Object.assign(req, { id: 'r1', traced: req.url !== '/untraced' });
+      middleware(req, res);
+      req.log.info('inside the request');
+      // One child of pino-http's logger per request, not a child of a child (customProps made one).
+      directChild.push(Object.getPrototypeOf(req.log) === middleware.logger);
+      res.end('ok');
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = server.address() as AddressInfo;
+      await (await fetch(`http://127.0.0.1:${port}/traced`)).text();
+      await (await fetch(`http://127.0.0.1:${port}/untraced`)).text();
+      // The completion lines follow the answers.
+      for (let tries = 0; lines.length < 4 && tries < 200; tries++) await new Promise((resolve) => setTimeout(resolve, 10));
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
+    expect(directChild).toEqual([true, true]);
+    const parsed = lines.map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(parsed.map((line) => line.msg)).toEqual(['inside the request', 'request completed', 'inside the request', 'request completed']);
+    for (const line of parsed.slice(0, 2)) {
+      expect(line).toMatchObject(fields);
+      const keys = Object.keys(line);
+      expect(keys.slice(keys.indexOf('req'), keys.indexOf('req') + 4)).toEqual(['req', 'trace_id', 'span_id', 'trace_flags']);
+    }
+    for (const line of parsed.slice(2)) expect(line).not.toHaveProperty('trace_id');
   });
 });

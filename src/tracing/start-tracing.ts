@@ -27,6 +27,7 @@ import type { SamplerName, TracingSettings } from './tracing-settings';
 import { OwnSpan } from './own-span';
 import { traceRoutes } from './route-spans';
 import { traceStatements } from './statement-spans';
+import { SharedStorageContextManager } from './shared-context';
 import { setActiveTracing } from './tracing-state';
 
 /**
@@ -58,7 +59,8 @@ export function startTracing(settings: Extract<TracingSettings, { enabled: true 
   const ids = new EdgeIdGenerator();
   const provider = new NodeTracerProvider({ resource, spanProcessors, sampler, idGenerator: ids });
   const propagators = settings.propagators.map((name) => (name === 'baggage' ? new W3CBaggagePropagator() : new W3CTraceContextPropagator()));
-  provider.register({ propagator: new CompositePropagator({ propagators }) });
+  // The context in nestjs-pino's storage, not a second one (shared-context.ts).
+  provider.register({ propagator: new CompositePropagator({ propagators }), contextManager: new SharedStorageContextManager() });
   // The HTTP span is ours (request-edge.ts) but made as the SDK's tracer would: its span limits
   // (OTEL_SPAN_ATTRIBUTE_COUNT_LIMIT, OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT, ...) as the provider resolved them.
   const limits = (provider.getTracer(HTTP_SCOPE, version) as unknown as { _spanLimits?: SpanLimits })._spanLimits;

@@ -1,3 +1,4 @@
+import { SharedStorageContextManager } from '../../src/tracing/shared-context';
 import { AlwaysOnSampler, NodeTracerProvider, RandomIdGenerator, type ReadableSpan, type SpanProcessor } from '@opentelemetry/sdk-trace-node';
 
 /**
@@ -14,7 +15,7 @@ export function spanCollector() {
     shutdown: () => Promise.resolve(),
   };
   const provider = new NodeTracerProvider({ sampler: new AlwaysOnSampler() });
-  provider.register();
+  provider.register({ contextManager: new SharedStorageContextManager() });
   const ids = new RandomIdGenerator();
   return {
     ended,
