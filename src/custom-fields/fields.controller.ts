@@ -14,7 +14,7 @@ import { CreateFieldDto, UpdateFieldDto } from './dto/field-bodies.dto';
 import { FieldResponseModel } from './dto/field-response.dto';
 import { FieldsResponse } from './dto/fields-response.dto';
 import { checkFieldChange, checkNewField, type FieldCheck } from './field-checks';
-import { STANDARD_FIELD_KEYS, STANDARD_FIELD_MAX_LENGTH } from './field-definitions';
+import { CUSTOM_FIELD_KEY_PATTERN, STANDARD_FIELD_KEYS, STANDARD_FIELD_MAX_LENGTH } from './field-definitions';
 import { renderField } from './field-view';
 
 const bodyErrors =
@@ -94,8 +94,11 @@ export class FieldsController {
     if (body.required === undefined && body.defaultValue === undefined && body.options === undefined) {
       throw invalidRequest('Send at least one of required, defaultValue, options');
     }
+    const notFound = () => new RequestError(RequestErrorCode.FIELD_NOT_FOUND, 'No custom field with this key in this organization');
+    // A key no field can have is not looked up: PostgreSQL refuses U+0000 in text (a 500 otherwise).
+    if (!CUSTOM_FIELD_KEY_PATTERN.test(key)) throw notFound();
     const result = await this.customFields.update(caller.organizationId, key, (current) => checkFieldChange(current, body), requestIdOf(req));
-    if (!result) throw new RequestError(RequestErrorCode.FIELD_NOT_FOUND, 'No custom field with this key in this organization');
+    if (!result) throw notFound();
     if (!result.ok) throw refusal(result);
     return { request_id: requestIdOf(req), field: renderField(result.value) };
   }

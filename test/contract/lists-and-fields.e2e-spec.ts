@@ -242,6 +242,13 @@ describe('POST /api/v2/fields and PATCH /api/v2/fields/{key}', () => {
     expect((await theirs.call('get', '/api/v2/fields')).body.custom[0].required).toBe(false);
   });
 
+  it('PATCH of a key that no field can have (U+0000, a space, too long) is 404 FIELD_NOT_FOUND, never 500', async () => {
+    const { call } = await adminOrg(app.t);
+    for (const key of ['a%00', 'plan%00', 'a%20b', 'a'.repeat(65)]) {
+      expectRequestError(await call('patch', `/api/v2/fields/${key}`, { required: true }), 404, 'FIELD_NOT_FOUND');
+    }
+  });
+
   it('needs the admin scope', async () => {
     const { org, call } = await adminOrg(app.t);
     await call('post', '/api/v2/fields', { key: 'plan', type: 'text' }).expect(201);
