@@ -5,7 +5,7 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import { Logger } from 'nestjs-pino';
 import { AppModule } from './app.module';
 import { flagUnmetExpectation } from './http-body/expectation';
-import { readJsonBodiesOn } from './http-body/json-body.interceptor';
+import { readJsonBodiesOn } from './http-body/json-body.guard';
 import { brokenPathEncodingMiddleware } from './http-body/path-encoding';
 import { requestIdMiddleware } from './common/request-id';
 import { securityHeadersMiddleware } from './common/security-headers';
@@ -32,7 +32,7 @@ export async function createApp(
   const module = extraModules.length ? { ...root, imports: [...(root.imports ?? []), ...extraModules] } : root;
   readJsonBodiesOn(module); // before Nest scans the modules: the body reader of every POST and PATCH route
   const app = await NestFactory.create<NestExpressApplication>(module, {
-    bodyParser: false, // bodies are read after authentication, by JsonBodyInterceptor
+    bodyParser: false, // bodies are read after authentication, by JsonBodyGuard
     bufferLogs: true,
   });
   app.useLogger(app.get(Logger));
@@ -52,7 +52,7 @@ export async function createApp(
   server.on('clientError', answerClientError);
   server.on('connect', answerConnect); // otherwise closed by Node with no answer at all
   // No automatic "100 Continue": a client that waits for it is told to send its body only when
-  // the body is about to be read, after the key and the limits (JsonBodyInterceptor).
+  // the body is about to be read, after the key and the limits (JsonBodyGuard).
   server.on('checkContinue', (req, res) => server.emit('request', req, res));
   // Any other expectation: not Node's bare 417 but the contract's answer (UnmetExpectationGuard).
   server.on('checkExpectation', (req, res) => {
@@ -60,7 +60,7 @@ export async function createApp(
     server.emit('request', req, res);
   });
   // Headers not received in time: 408 REQUEST_TIMEOUT (answerClientError), checked every
-  // second rather than Node's 30 s. The body has its own timeout in JsonBodyInterceptor; the
+  // second rather than Node's 30 s. The body has its own timeout in JsonBodyGuard; the
   // request timeout is a backstop for bodies nobody reads.
   server.headersTimeout = config.HEADERS_TIMEOUT_MS;
   server.requestTimeout = config.HEADERS_TIMEOUT_MS + config.BODY_TIMEOUT_MS;

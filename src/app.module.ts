@@ -27,9 +27,9 @@ import { RequestValidationPipe } from './validation/request-validation.pipe';
 
 /**
  * The request path, in order: request id and per-IP limit (middleware) → ApiKeyGuard →
- * organization limit (guard) → key scope (guard) → the route's guards → JsonBodyInterceptor (size, JSON;
- * the first interceptor of every POST and PATCH route, put there by createApp: readJsonBodiesOn) →
- * controller → pipeline. Global guards run in the order they are listed here.
+ * organization limit (guard) → key scope (guard) → the route's guards → JsonBodyGuard (size, JSON;
+ * on every POST and PATCH route after its own guards, put there by createApp: readJsonBodiesOn) →
+ * the route's after-body checks (DryRunCheck) → controller → pipeline. Global guards run in the order they are listed here.
  */
 @Module({})
 export class AppModule {

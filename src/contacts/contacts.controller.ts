@@ -1,4 +1,4 @@
-import { applyDecorators, Body, Controller, Delete, Get, Param, Post, Query, Req, Res, UseGuards, UseInterceptors } from '@nestjs/common';
+import { applyDecorators, Body, Controller, Delete, Get, Param, Post, Query, Req, Res, UseGuards } from '@nestjs/common';
 import { ApiExcludeEndpoint, ApiExtraModels, ApiHeader, ApiOperation, ApiParam, ApiQuery, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import type { CallerIdentity } from '../auth/authenticated-request';
@@ -127,8 +127,7 @@ export class ContactsController {
 
   @Post()
   @RequireScope('contacts:write')
-  @UseGuards(ClientRequestIdGuard)
-  @UseInterceptors(DryRunCheck)
+  @UseGuards(ClientRequestIdGuard, DryRunCheck)
   @ApiOperation({
     operationId: 'upsertContact',
     summary: 'Create or update one contact',
@@ -160,8 +159,7 @@ export class ContactsController {
 
   @Post('batch')
   @RequireScope('contacts:write')
-  @UseGuards(ClientRequestIdGuard)
-  @UseInterceptors(DryRunCheck)
+  @UseGuards(ClientRequestIdGuard, DryRunCheck)
   @ApiOperation({
     operationId: 'syncContacts',
     summary: 'Create or update up to 50 contacts',

@@ -1,8 +1,10 @@
 import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
-import { Controller, Delete, Get, Module, Patch, Post, RequestMethod, UseInterceptors, type CallHandler, type NestInterceptor } from '@nestjs/common';
-import { INTERCEPTORS_METADATA, METHOD_METADATA } from '@nestjs/common/constants';
+import { Controller, Delete, Get, Module, Patch, Post, RequestMethod, UseGuards, UseInterceptors, type CallHandler, type CanActivate, type NestInterceptor } from '@nestjs/common';
+import { GUARDS_METADATA, INTERCEPTORS_METADATA, METHOD_METADATA } from '@nestjs/common/constants';
 import { ModulesContainer } from '@nestjs/core';
-import { JsonBodyInterceptor, readJsonBodiesOn } from '../../src/http-body/json-body.interceptor';
+import { DryRunCheck } from '../../src/contacts/dry-run.pipe';
+import { ChecksAfterBody, JsonBodyGuard, readJsonBodiesOn } from '../../src/http-body/json-body.guard';
+import { ClientRequestIdGuard } from '../../src/requests/client-request-id';
 import { createTestAppWithOrg, type TestApp } from '../utils/test-app';
 import { portOf, sendHeadersOnly } from '../rate-limit/support';
 import { rawPost } from '../utils/net';
@@ -173,9 +175,9 @@ describe('JSON request bodies', () => {
   });
 
   describe('which routes read a body', () => {
-    /** Every route handler of the app as Nest registered it, with its method and route interceptors. */
+    /** Every route handler of the app as Nest registered it, with its method, route guards and interceptors. */
     const handlersOf = () => {
-      const handlers: Array<{ name: string; method: RequestMethod; interceptors: unknown[] }> = [];
+      const handlers: Array<{ name: string; method: RequestMethod; guards: unknown[]; interceptors: unknown[] }> = [];
       for (const module of t.app.get(ModulesContainer).values()) {
         for (const wrapper of module.controllers.values()) {
           const controller = wrapper.metatype as (new () => unknown) | null;
@@ -184,50 +186,67 @@ describe('JSON request bodies', () => {
             const handler = (controller.prototype as Record<string, unknown>)[name];
             const method = typeof handler === 'function' ? (Reflect.getMetadata(METHOD_METADATA, handler) as RequestMethod | undefined) : undefined;
             if (method === undefined) continue;
+            const guards = (Reflect.getMetadata(GUARDS_METADATA, handler as object) as unknown[] | undefined) ?? [];
             const interceptors = (Reflect.getMetadata(INTERCEPTORS_METADATA, handler as object) as unknown[] | undefined) ?? [];
-            handlers.push({ name: `${controller.name}.${name}`, method, interceptors });
+            handlers.push({ name: `${controller.name}.${name}`, method, guards, interceptors });
           }
         }
       }
       return handlers;
     };
 
-    it('every POST and PATCH route reads its body first among its interceptors; no other route has the reader', () => {
+    it('every POST and PATCH route reads its body once, as a route guard; no other route has the reader', () => {
       const handlers = handlersOf();
       const withBody = handlers.filter((h) => h.method === RequestMethod.POST || h.method === RequestMethod.PATCH);
       expect(withBody.length).toBeGreaterThanOrEqual(12);
-      expect(withBody.filter((h) => h.interceptors[0] !== JsonBodyInterceptor).map((h) => h.name)).toEqual([]);
-      expect(withBody.filter((h) => h.interceptors.lastIndexOf(JsonBodyInterceptor) !== 0).map((h) => h.name)).toEqual([]);
+      expect(withBody.filter((h) => h.guards.filter((g) => g === JsonBodyGuard).length !== 1).map((h) => h.name)).toEqual([]);
       const others = handlers.filter((h) => !withBody.includes(h));
       expect(others.length).toBeGreaterThan(0);
-      expect(others.filter((h) => h.interceptors.includes(JsonBodyInterceptor)).map((h) => h.name)).toEqual([]);
+      expect(others.filter((h) => h.guards.includes(JsonBodyGuard)).map((h) => h.name)).toEqual([]);
+      // The contacts POSTs: the client request id before the body, the dryRun check after it, and
+      // no interceptor (Nest's rxjs chain is skipped).
+      for (const name of ['ContactsController.createOrUpdate', 'ContactsController.batch']) {
+        expect([name, ...(handlers.find((h) => h.name === name)?.guards ?? [])]).toEqual([name, ClientRequestIdGuard, JsonBodyGuard, DryRunCheck]);
+      }
+      expect(handlers.filter((h) => h.interceptors.length > 0).map((h) => h.name)).toEqual([]);
     });
 
-    it('covers controllers of imported and dynamic modules, ahead of their own interceptors, once', () => {
+    it('covers controllers of imported and dynamic modules, after their own guards but those checking after the body, once', () => {
       class Own implements NestInterceptor {
         intercept(_context: unknown, next: CallHandler) {
           return next.handle();
         }
       }
+      class First implements CanActivate {
+        canActivate() {
+          return true;
+        }
+      }
+      @ChecksAfterBody()
+      class After implements CanActivate {
+        canActivate() {
+          return true;
+        }
+      }
       @Controller('probe')
       class ProbeController {
         @Post() create() {}
-        @Patch() @UseInterceptors(Own) change() {}
+        @Patch() @UseGuards(After, First) @UseInterceptors(Own) change() {}
         @Get() read() {}
-        @Delete() remove() {}
+        @Delete() @UseGuards(First) remove() {}
       }
       @Module({ controllers: [ProbeController] })
       class Inner {}
       @Module({ imports: [Inner] })
       class Outer {}
-      const interceptorsOf = (name: keyof ProbeController) =>
-        Reflect.getMetadata(INTERCEPTORS_METADATA, ProbeController.prototype[name]) as unknown[] | undefined;
+      const metadataOf = (key: string, name: keyof ProbeController) => Reflect.getMetadata(key, ProbeController.prototype[name]) as unknown[] | undefined;
       expect(readJsonBodiesOn({ module: class Root {}, imports: [Outer] })).toBe(2);
       expect(readJsonBodiesOn({ module: class Root {}, imports: [Outer] })).toBe(2); // again: unchanged
-      expect(interceptorsOf('create')).toEqual([JsonBodyInterceptor]);
-      expect(interceptorsOf('change')).toEqual([JsonBodyInterceptor, Own]);
-      expect(interceptorsOf('read')).toBeUndefined();
-      expect(interceptorsOf('remove')).toBeUndefined();
+      expect(metadataOf(GUARDS_METADATA, 'create')).toEqual([JsonBodyGuard]);
+      expect(metadataOf(GUARDS_METADATA, 'change')).toEqual([First, JsonBodyGuard, After]);
+      expect(metadataOf(INTERCEPTORS_METADATA, 'change')).toEqual([Own]);
+      expect(metadataOf(GUARDS_METADATA, 'read')).toBeUndefined();
+      expect(metadataOf(GUARDS_METADATA, 'remove')).toEqual([First]);
     });
   });
 });

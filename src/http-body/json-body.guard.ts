@@ -1,12 +1,11 @@
-import { CallHandler, type DynamicModule, ExecutionContext, Inject, Injectable, NestInterceptor, RequestMethod, SetMetadata, type Type } from '@nestjs/common';
-import { INTERCEPTORS_METADATA, METHOD_METADATA, MODULE_METADATA } from '@nestjs/common/constants';
+import { type CanActivate, type DynamicModule, ExecutionContext, Inject, Injectable, RequestMethod, SetMetadata, type Type } from '@nestjs/common';
+import { GUARDS_METADATA, METHOD_METADATA, MODULE_METADATA } from '@nestjs/common/constants';
 import { Reflector } from '@nestjs/core';
 import type { Request } from 'express';
 import type { IncomingMessage } from 'node:http';
 import { TextDecoder } from 'node:util';
 import zlib from 'node:zlib';
 import type { Readable, Transform } from 'node:stream';
-import { from, Observable, switchMap } from 'rxjs';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
 import { RequestError, invalidRequest } from '../errors/request-error';
 import { RequestErrorCode } from '../errors/error-codes';
@@ -25,32 +24,41 @@ const TAKES_NO_BODY = 'takesNoBody';
  */
 export const TakesNoBody = () => SetMetadata(TAKES_NO_BODY, true);
 
+const CHECKS_AFTER_BODY = 'checksAfterBody';
+
+/**
+ * On a route guard class: it checks the request after its body is read (readJsonBodiesOn puts the
+ * reader ahead of it), still before the route's interceptors and pipes.
+ */
+export const ChecksAfterBody = (): ClassDecorator => (target) => Reflect.defineMetadata(CHECKS_AFTER_BODY, true, target);
+
+const checksAfterBody = (guard: unknown) => typeof guard === 'function' && Reflect.getMetadata(CHECKS_AFTER_BODY, guard) === true;
+
 /**
  * Reads and parses a JSON body after the guards (per-IP limit, API key, organization limit), so an
  * unauthenticated, throttled or out-of-scope request never makes the server read its body. POST
  * and PATCH have a body (docs/api.md: PATCH /lists/{id}, PATCH /fields/{key}); other methods none.
  *
- * Put on every POST and PATCH route of the app by `readJsonBodiesOn` (createApp), as the first
- * interceptor of the route: after every guard (global and the route's), before the route's own
- * interceptors and pipes. Not a global interceptor: on a GET or DELETE it had nothing to do, yet
- * Nest's interceptor chain (rxjs, async-context bindings) cost every such request ~27 kB of
- * allocation and instructions (docs/performance.md, "Per-request fixed cost (edge8)").
+ * Put on every POST and PATCH route of the app by `readJsonBodiesOn` (createApp), as the route's
+ * last guard but those marked `@ChecksAfterBody()`: after the global guards and the route's own,
+ * before the route's interceptors and pipes. A guard, not an interceptor: a route with no
+ * interceptor skips Nest's interceptor chain (rxjs, async-context bindings), ~35 kB of allocation
+ * a request; not global either, so a GET or DELETE runs none of it (docs/performance.md,
+ * "Per-request fixed cost (edge8)" and "The single create's fixed cost (single8)").
  */
 @Injectable()
-export class JsonBodyInterceptor implements NestInterceptor {
+export class JsonBodyGuard implements CanActivate {
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly reflector: Reflector,
   ) {}
 
-  intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
-    const http = context.switchToHttp();
-    const req = http.getRequest<Request>();
-    if (!METHODS_WITH_BODY.has(req.method)) return next.handle();
-    if (this.reflector.get<boolean>(TAKES_NO_BODY, context.getHandler())) {
-      return from(readNoBody(req, this.config.BODY_TIMEOUT_MS)).pipe(switchMap(() => next.handle()));
-    }
-    return from(readJsonBody(req, this.config.BODY_TIMEOUT_MS)).pipe(switchMap(() => next.handle()));
+  async canActivate(context: ExecutionContext): Promise<boolean> {
+    const req = context.switchToHttp().getRequest<Request>();
+    if (!METHODS_WITH_BODY.has(req.method)) return true;
+    if (this.reflector.get<boolean>(TAKES_NO_BODY, context.getHandler())) await readNoBody(req, this.config.BODY_TIMEOUT_MS);
+    else await readJsonBody(req, this.config.BODY_TIMEOUT_MS);
+    return true;
   }
 }
 
@@ -58,11 +66,11 @@ export class JsonBodyInterceptor implements NestInterceptor {
 const ROUTE_METHODS_WITH_BODY: ReadonlySet<RequestMethod> = new Set([RequestMethod.POST, RequestMethod.PATCH, RequestMethod.ALL]);
 
 /**
- * Puts JsonBodyInterceptor first among the route interceptors of every POST, PATCH (and ALL)
- * handler of every controller reachable from `module` (its imports, recursively), unless already
- * there. Runs before Nest scans the modules (NestFactory.create), so Nest registers and injects the
- * interceptor like one named in `@UseInterceptors`. Idempotent: the metadata is per class, shared by
- * every app of the process. Returns how many routes it covers (for tests).
+ * Puts JsonBodyGuard among the route guards of every POST, PATCH (and ALL) handler of every
+ * controller reachable from `module` (its imports, recursively): after the handler's own guards,
+ * before those marked `@ChecksAfterBody()`. Runs before Nest scans the modules (NestFactory.create),
+ * so Nest registers and injects the guard like one named in `@UseGuards`. Idempotent: the metadata
+ * is per class, shared by every app of the process. Returns how many routes it covers (for tests).
  */
 export function readJsonBodiesOn(module: Type | DynamicModule): number {
   const seenModules = new Set<unknown>();
@@ -91,9 +99,10 @@ export function readJsonBodiesOn(module: Type | DynamicModule): number {
       const method = Reflect.getMetadata(METHOD_METADATA, handler) as RequestMethod | undefined;
       if (method === undefined || !ROUTE_METHODS_WITH_BODY.has(method)) continue;
       routes++;
-      const interceptors = (Reflect.getMetadata(INTERCEPTORS_METADATA, handler) as unknown[] | undefined) ?? [];
-      if (interceptors[0] === JsonBodyInterceptor) continue;
-      Reflect.defineMetadata(INTERCEPTORS_METADATA, [JsonBodyInterceptor, ...interceptors.filter((i) => i !== JsonBodyInterceptor)], handler);
+      const guards = ((Reflect.getMetadata(GUARDS_METADATA, handler) as unknown[] | undefined) ?? []).filter((g) => g !== JsonBodyGuard);
+      const before = guards.filter((g) => !checksAfterBody(g));
+      const after = guards.filter(checksAfterBody);
+      Reflect.defineMetadata(GUARDS_METADATA, [...before, JsonBodyGuard, ...after], handler);
     }
   }
   return routes;
