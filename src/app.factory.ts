@@ -30,7 +30,7 @@ export async function createApp(
   const root = AppModule.forRoot(config);
   const module = extraModules.length ? { ...root, imports: [...(root.imports ?? []), ...extraModules] } : root;
   const app = await NestFactory.create<NestExpressApplication>(module, {
-    bodyParser: false, // bodies are read after authentication, by each POST/PATCH route's @JsonBody()
+    bodyParser: false, // bodies are read after authentication, by each POST/PATCH route's JsonBodyGuard (@JsonBody())
     bufferLogs: true,
   });
   app.useLogger(app.get(Logger));
@@ -50,7 +50,7 @@ export async function createApp(
   server.on('clientError', answerClientError);
   server.on('connect', answerConnect); // otherwise closed by Node with no answer at all
   // No automatic "100 Continue": a client that waits for it is told to send its body only when
-  // the body is about to be read, after the key and the limits (JsonBodyInterceptor).
+  // the body is about to be read, after the key and the limits (JsonBodyGuard).
   server.on('checkContinue', (req, res) => server.emit('request', req, res));
   // Any other expectation: not Node's bare 417 but the contract's answer (UnmetExpectationGuard).
   server.on('checkExpectation', (req, res) => {
@@ -58,7 +58,7 @@ export async function createApp(
     server.emit('request', req, res);
   });
   // Headers not received in time: 408 REQUEST_TIMEOUT (answerClientError), checked every
-  // second rather than Node's 30 s. The body has its own timeout in JsonBodyInterceptor; the
+  // second rather than Node's 30 s. The body has its own timeout in JsonBodyGuard; the
   // request timeout is a backstop for bodies nobody reads.
   server.headersTimeout = config.HEADERS_TIMEOUT_MS;
   server.requestTimeout = config.HEADERS_TIMEOUT_MS + config.BODY_TIMEOUT_MS;

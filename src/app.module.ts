@@ -27,10 +27,10 @@ import { RequestValidationPipe } from './validation/request-validation.pipe';
 
 /**
  * The request path, in order: request id and per-IP limit (middleware) → ApiKeyGuard →
- * organization limit (guard) → key scope (guard) → the route's guards → JsonBodyInterceptor (size, JSON;
- * the first interceptor of every POST and PATCH route, which says `@JsonBody()` or `@TakesNoBody()`:
- * not global, so GET and DELETE routes run no interceptor) → controller → pipeline. Global guards run
- * in the order they are listed here.
+ * organization limit (guard) → key scope (guard) → the route's guards → JsonBodyGuard (size, JSON;
+ * a route guard every POST and PATCH route names, after its header checks: `@JsonBody()` or
+ * `@TakesNoBody()`; not global, so GET and DELETE routes never run it) → the route's after-body
+ * checks (DryRunCheck) → controller → pipeline. Global guards run in the order they are listed here.
  */
 @Module({})
 export class AppModule {

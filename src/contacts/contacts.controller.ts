@@ -1,4 +1,4 @@
-import { applyDecorators, Body, Controller, Delete, Get, Param, Post, Query, Req, Res, UseGuards, UseInterceptors } from '@nestjs/common';
+import { applyDecorators, Body, Controller, Delete, Get, Param, Post, Query, Req, Res, UseGuards } from '@nestjs/common';
 import { ApiExcludeEndpoint, ApiExtraModels, ApiHeader, ApiOperation, ApiParam, ApiQuery, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import type { CallerIdentity } from '../auth/authenticated-request';
@@ -18,7 +18,7 @@ import {
 } from '../docs/openapi.decorators';
 import { RequestError, noRoute } from '../errors/request-error';
 import { RequestErrorCode } from '../errors/error-codes';
-import { JsonBody } from '../http-body/json-body.interceptor';
+import { JsonBodyGuard } from '../http-body/json-body.guard';
 import { ClientRequestIdGuard, clientRequestIdOf } from '../requests/client-request-id';
 import type { ContactInput } from './contact-input.shape';
 import { type ContactsEndpoint, renderContact } from './contact-results';
@@ -128,9 +128,7 @@ export class ContactsController {
 
   @Post()
   @RequireScope('contacts:write')
-  @UseGuards(ClientRequestIdGuard)
-  @UseInterceptors(DryRunCheck)
-  @JsonBody() // below DryRunCheck, so read before it (decorators apply bottom-up)
+  @UseGuards(ClientRequestIdGuard, JsonBodyGuard, DryRunCheck) // in this order: header, body, ?dryRun
   @ApiOperation({
     operationId: 'upsertContact',
     summary: 'Create or update one contact',
@@ -162,9 +160,7 @@ export class ContactsController {
 
   @Post('batch')
   @RequireScope('contacts:write')
-  @UseGuards(ClientRequestIdGuard)
-  @UseInterceptors(DryRunCheck)
-  @JsonBody()
+  @UseGuards(ClientRequestIdGuard, JsonBodyGuard, DryRunCheck)
   @ApiOperation({
     operationId: 'syncContacts',
     summary: 'Create or update up to 50 contacts',

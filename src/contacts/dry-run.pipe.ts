@@ -1,7 +1,7 @@
-import { type CallHandler, type ExecutionContext, Injectable, type NestInterceptor, type PipeTransform } from '@nestjs/common';
+import { type CanActivate, type ExecutionContext, Injectable, type PipeTransform } from '@nestjs/common';
 import type { Request } from 'express';
-import type { Observable } from 'rxjs';
 import { invalidRequest } from '../errors/request-error';
+import { ChecksAfterBody } from '../http-body/json-body.guard';
 
 /** `?dryRun=true|false`; absent is false, anything else (a repeated parameter too) is a request error. */
 export function parseDryRun(value: unknown): boolean {
@@ -20,13 +20,15 @@ export class DryRunPipe implements PipeTransform<unknown, boolean> {
 
 /**
  * Refuses a bad `?dryRun` before the body's shape (decisions: ?dryRun), after the body is read
- * (`@JsonBody()` goes below the route's `@UseInterceptors(DryRunCheck)`: it runs first) and before any pipe. Pipes of
- * different parameters run concurrently, so a pipe alone cannot promise this order.
+ * (`@ChecksAfterBody()`: it goes after JsonBodyGuard in the route's guards) and before any pipe.
+ * Pipes of different parameters run concurrently, so a pipe alone cannot promise this order. A
+ * guard, not an interceptor: the route then has no interceptor chain to run.
  */
 @Injectable()
-export class DryRunCheck implements NestInterceptor {
-  intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
+@ChecksAfterBody()
+export class DryRunCheck implements CanActivate {
+  canActivate(context: ExecutionContext): boolean {
     parseDryRun(context.switchToHttp().getRequest<Request>().query.dryRun);
-    return next.handle();
+    return true;
   }
 }

@@ -8,7 +8,7 @@ import { requestIdOf } from '../common/request-id';
 import { ApiAnswer, ApiKeyAuth, ApiRequestError } from '../docs/openapi.decorators';
 import { RequestErrorCode } from '../errors/error-codes';
 import { invalidRequest, RequestError } from '../errors/request-error';
-import { JsonBody } from '../http-body/json-body.interceptor';
+import { JsonBody } from '../http-body/json-body.guard';
 import { CustomFieldsRepository } from './custom-fields.repository';
 import { CreateFieldDto, UpdateFieldDto } from './dto/field-bodies.dto';
 import { FieldResponseModel } from './dto/field-response.dto';

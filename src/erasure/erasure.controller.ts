@@ -6,7 +6,7 @@ import { Caller } from '../auth/caller.decorator';
 import { RequireScope } from '../auth/scopes';
 import { requestIdOf } from '../common/request-id';
 import { ApiAnswer, ApiKeyAuth, ApiRequestError } from '../docs/openapi.decorators';
-import { TakesNoBody } from '../http-body/json-body.interceptor';
+import { TakesNoBody } from '../http-body/json-body.guard';
 import { ErasedModel } from './dto/erasure.dto';
 import { ErasureService } from './erasure.service';
 

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { Logger } from '@nestjs/common';
-import { markBodyMalformed } from './json-body.interceptor';
+import { markBodyMalformed } from './json-body.guard';
 import type { RequestErrorBody } from '../errors/error-body';
 import { RequestErrorCode, httpStatusOf } from '../errors/error-codes';
 

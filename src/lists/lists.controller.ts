@@ -8,7 +8,7 @@ import { requestIdOf } from '../common/request-id';
 import { ApiAnswer, ApiKeyAuth, ApiRequestError } from '../docs/openapi.decorators';
 import { RequestErrorCode } from '../errors/error-codes';
 import { invalidRequest, RequestError } from '../errors/request-error';
-import { JsonBody } from '../http-body/json-body.interceptor';
+import { JsonBody } from '../http-body/json-body.guard';
 import { CreateListDto, UpdateListDto } from './dto/list-bodies.dto';
 import { ListResponseModel } from './dto/list-response.dto';
 import { ListsResponseModel } from './dto/lists-response.dto';

@@ -9,7 +9,7 @@ import { ApiAnswer, ApiKeyAuth, ApiRequestError } from '../docs/openapi.decorato
 import { RequestError, invalidRequest } from '../errors/request-error';
 import { RequestErrorCode } from '../errors/error-codes';
 import { SuppressionReason } from '../generated/prisma/enums';
-import { JsonBody } from '../http-body/json-body.interceptor';
+import { JsonBody } from '../http-body/json-body.guard';
 import { SuppressBodyModel, SuppressResponseModel, SuppressionsPageModel, UnsuppressedModel } from './dto/suppressions.dto';
 import { decodeSuppressionCursor, encodeSuppressionCursor } from './suppression-cursor';
 import { SuppressionsService, type SuppressInput } from './suppressions.service';

@@ -38,7 +38,7 @@ describe('request edge: sampling decided before any listener', () => {
     // Emitter methods installed on the objects themselves (what binding them to a context does).
     const own = (emitter: object) => ['on', 'addListener', 'once', 'removeListener', 'off', 'removeAllListeners'].filter((name) => Object.hasOwn(emitter, name));
     record.ownProperties = [...own(req), ...own(res)];
-    // As http-body/json-body.interceptor.ts does: the body read into a promise, awaited.
+    // As http-body/json-body.guard.ts does: the body read into a promise, awaited.
     const body = new Promise((resolve) => req.on('end', resolve));
     void body.then(() => {
       record.afterBody = activeSpanId();

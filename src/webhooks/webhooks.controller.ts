@@ -8,7 +8,7 @@ import { APP_CONFIG, type AppConfig } from '../config/app-config';
 import { requestIdOf } from '../common/request-id';
 import { ApiAnswer, ApiKeyAuth, ApiRequestError } from '../docs/openapi.decorators';
 import { invalidRequest } from '../errors/request-error';
-import { JsonBody, TakesNoBody } from '../http-body/json-body.interceptor';
+import { JsonBody, TakesNoBody } from '../http-body/json-body.guard';
 import { CreateWebhookDto, UpdateWebhookDto } from './dto/webhook-bodies.dto';
 import {
   WebhookCreatedModel,

@@ -6,7 +6,7 @@ import { Caller } from '../../src/auth/caller.decorator';
 import { RequireScope } from '../../src/auth/scopes';
 import { requestIdOf } from '../../src/common/request-id';
 import { ApiAnswer, ApiKeyAuth, ApiRequestError } from '../../src/docs/openapi.decorators';
-import { JsonBody } from '../../src/http-body/json-body.interceptor';
+import { JsonBody } from '../../src/http-body/json-body.guard';
 import { CopyListDto } from './dto/copy-list.dto';
 import { ListCopyResponseModel } from './dto/list-copy-responses.dto';
 import { ListCopiesService } from './list-copies.service';

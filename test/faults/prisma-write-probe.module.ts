@@ -3,7 +3,7 @@ import type { CallerIdentity } from '../../src/auth/authenticated-request';
 import { Caller } from '../../src/auth/caller.decorator';
 import { RequireScope } from '../../src/auth/scopes';
 import { PrismaService } from '../../src/database/prisma.service';
-import { JsonBody } from '../../src/http-body/json-body.interceptor';
+import { JsonBody } from '../../src/http-body/json-body.guard';
 
 /** The contacts one probe request writes: `${tag}-0@probe.test` and `${tag}-1@probe.test`. */
 export const probeEmails = (tag: string) => [`${tag}-0@probe.test`, `${tag}-1@probe.test`];

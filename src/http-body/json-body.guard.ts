@@ -1,12 +1,11 @@
-import { applyDecorators, CallHandler, ExecutionContext, Inject, Injectable, NestInterceptor, SetMetadata, UseInterceptors } from '@nestjs/common';
-import { INTERCEPTORS_METADATA } from '@nestjs/common/constants';
+import { applyDecorators, type CanActivate, ExecutionContext, Inject, Injectable, SetMetadata, UseGuards } from '@nestjs/common';
+import { GUARDS_METADATA } from '@nestjs/common/constants';
 import { Reflector } from '@nestjs/core';
 import type { Request } from 'express';
 import type { IncomingMessage } from 'node:http';
 import { TextDecoder } from 'node:util';
 import zlib from 'node:zlib';
 import type { Readable, Transform } from 'node:stream';
-import { from, Observable, switchMap } from 'rxjs';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
 import { RequestError, invalidRequest } from '../errors/request-error';
 import { RequestErrorCode } from '../errors/error-codes';
@@ -18,71 +17,75 @@ const METHODS_WITH_BODY: ReadonlySet<string> = new Set(['POST', 'PATCH']);
 export const BODY_LIMIT_BYTES = 1_048_576;
 
 const TAKES_NO_BODY = 'takesNoBody';
+const CHECKS_AFTER_BODY = 'checksAfterBody';
+
+/**
+ * On a route guard class: it checks the request after its body is read (it goes after
+ * JsonBodyGuard among the route's guards), still before the route's interceptors and pipes.
+ */
+export const ChecksAfterBody = (): ClassDecorator => (target) => Reflect.defineMetadata(CHECKS_AFTER_BODY, true, target);
+
+export const checksAfterBody = (guard: unknown) => typeof guard === 'function' && Reflect.getMetadata(CHECKS_AFTER_BODY, guard) === true;
 
 /**
  * Reads and parses a JSON body after the guards (per-IP limit, API key, organization limit), so an
  * unauthenticated, throttled or out-of-scope request never makes the server read its body. POST
  * and PATCH have a body (docs/api.md: PATCH /lists/{id}, PATCH /fields/{key}); other methods none.
  *
- * Every POST and PATCH route says so with `@JsonBody()` or `@TakesNoBody()` (below): the reader is
- * the route's first interceptor, after every guard (global and the route's), before the route's own
- * interceptors and pipes. test/http-body/json-body.e2e-spec.ts fails for a POST or PATCH route
- * without it.
+ * Every POST and PATCH route names it, with `@JsonBody()` or `@TakesNoBody()` (below), or in its
+ * `@UseGuards(...)` list: after the global guards and the route's header checks (e.g.
+ * ClientRequestIdGuard), before the guards marked `@ChecksAfterBody()` (DryRunCheck) and before the
+ * route's interceptors and pipes. test/http-body/json-body.e2e-spec.ts fails for a POST or PATCH
+ * route without it, or with it out of that order.
  *
- * Why a decorator on each route (docs/extending.md §3): it is Nest's ordinary `@UseInterceptors`,
- * visible where the route is declared, and a GET or DELETE route has no interceptor, so Nest calls
- * its handler directly. Weighed and not taken:
- * - a global interceptor (as before edge8), or `APP_INTERCEPTOR` in a module (Nest has no
- *   module-scoped interceptors: that is global too): every GET and DELETE runs Nest's interceptor
- *   chain (rxjs, async-context bindings) for nothing: ~27 kB allocated a request, and its instructions
- *   (docs/performance.md, "Per-request fixed cost (edge8)");
- * - `@UseInterceptors` on the controller: the same cost on the controller's GET routes;
- * - a global guard that reads the body: global guards run before the route's, so the body would be
- *   read before e.g. ClientRequestIdGuard refuses a bad header;
- * - putting the reader on every POST/PATCH handler at startup (edge8's `readJsonBodiesOn`): the
- *   same effect, but nothing at the route tells its author.
+ * Why a route guard (docs/extending.md §3):
+ * - not global: a GET or DELETE would run it for nothing;
+ * - a guard, not an interceptor: a route with no interceptor skips Nest's interceptor chain (rxjs,
+ *   async-context bindings): ~27 kB of allocation a GET (edge8) and ~37 kB a POST (single8)
+ *   (docs/performance.md, "Per-request fixed cost (edge8)", "The single create's fixed cost");
+ * - named at each route, with Nest's own `@UseGuards`, rather than put on every POST/PATCH handler
+ *   at startup by rewriting Nest's metadata (edge8's `readJsonBodiesOn`): the same effect, but
+ *   nothing at the route told its author.
  */
 @Injectable()
-export class JsonBodyInterceptor implements NestInterceptor {
+export class JsonBodyGuard implements CanActivate {
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly reflector: Reflector,
   ) {}
 
-  intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
-    const http = context.switchToHttp();
-    const req = http.getRequest<Request>();
-    if (!METHODS_WITH_BODY.has(req.method)) return next.handle();
-    if (this.reflector.get<boolean>(TAKES_NO_BODY, context.getHandler())) {
-      return from(readNoBody(req, this.config.BODY_TIMEOUT_MS)).pipe(switchMap(() => next.handle()));
-    }
-    return from(readJsonBody(req, this.config.BODY_TIMEOUT_MS)).pipe(switchMap(() => next.handle()));
+  async canActivate(context: ExecutionContext): Promise<boolean> {
+    const req = context.switchToHttp().getRequest<Request>();
+    if (!METHODS_WITH_BODY.has(req.method)) return true;
+    if (this.reflector.get<boolean>(TAKES_NO_BODY, context.getHandler())) await readNoBody(req, this.config.BODY_TIMEOUT_MS);
+    else await readJsonBody(req, this.config.BODY_TIMEOUT_MS);
+    return true;
   }
 }
 
 /**
- * On a POST or PATCH route: its body is a JSON document (read and parsed by JsonBodyInterceptor
- * into `@Body()`). The lowest of the route's interceptor decorators: Nest applies decorators bottom-up
- * and runs a route's interceptors in that order, so any `@UseInterceptors` of the route goes above
- * it; placed above one, it throws when the class is defined.
+ * On a POST or PATCH route: its body is a JSON document, read and parsed by JsonBodyGuard into
+ * `@Body()`. Nest applies decorators bottom-up and runs a route's guards in that order: guards
+ * declared below this one run before the body is read, those above after it. A guard marked
+ * `@ChecksAfterBody()` below it throws when the class is defined.
  */
-export const JsonBody = (): MethodDecorator => readsBodyFirst('JsonBody');
+export const JsonBody = (): MethodDecorator => readsBody('JsonBody');
 
 /**
  * On a POST that acts without input (docs/api.md, e.g. "Erasing a contact"), instead of
  * `@JsonBody()`, placed the same way: no body, an empty body or `{}` is accepted; anything else is
  * 400 INVALID_REQUEST.
  */
-export const TakesNoBody = (): MethodDecorator => applyDecorators(SetMetadata(TAKES_NO_BODY, true), readsBodyFirst('TakesNoBody'));
+export const TakesNoBody = (): MethodDecorator => applyDecorators(SetMetadata(TAKES_NO_BODY, true), readsBody('TakesNoBody'));
 
-function readsBodyFirst(name: string): MethodDecorator {
-  const use = UseInterceptors(JsonBodyInterceptor);
+function readsBody(name: string): MethodDecorator {
+  const use = UseGuards(JsonBodyGuard);
   return (target, key, descriptor) => {
-    // Interceptors already there were applied first, so they would run before the body is read.
-    const applied = Reflect.getMetadata(INTERCEPTORS_METADATA, descriptor.value as object) as unknown[] | undefined;
-    if (applied?.length) {
+    // Guards already there were applied first, so they run before the body is read.
+    const applied = (Reflect.getMetadata(GUARDS_METADATA, descriptor.value as object) as unknown[] | undefined) ?? [];
+    if (applied.some(checksAfterBody)) {
       const route = `${(target as { constructor: { name: string } }).constructor.name}.${String(key)}`;
-      throw new Error(`@${name}() of ${route} must be below the route's @UseInterceptors(...): its body is read before them`);
+      throw new Error(`@${name}() of ${route} must be below the guards that check after the body (@ChecksAfterBody): they would run before it is read`);
     }
     use(target, key, descriptor);
   };
