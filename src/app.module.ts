@@ -24,6 +24,7 @@ import { EventsModule } from './events/events.module';
 import { SuppressionsModule } from './suppressions/suppressions.module';
 import { WebhooksModule } from './webhooks/webhooks.module';
 import { RequestValidationPipe } from './validation/request-validation.pipe';
+import { DryRunOnlyWhereOffered } from './contacts/dry-run.pipe';
 
 /**
  * The request path, in order: request id and per-IP limit (middleware) → ApiKeyGuard →
@@ -62,6 +63,7 @@ export class AppModule {
         { provide: APP_GUARD, useExisting: ScopeGuard }, // after the limit, so a 403 counts; before the body
         { provide: APP_GUARD, useClass: BrokenPathEncodingGuard }, // path checks come after both limits
         { provide: APP_GUARD, useClass: UnmetExpectationGuard }, // so does an Expect other than 100-continue
+        { provide: APP_GUARD, useClass: DryRunOnlyWhereOffered }, // ?dryRun on a route without one: 400, nothing done
         { provide: APP_PIPE, useClass: RequestValidationPipe }, // request DTOs (class-validator)
         { provide: APP_FILTER, useClass: RequestErrorFilter },
       ],

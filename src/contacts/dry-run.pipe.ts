@@ -1,4 +1,5 @@
 import { type CanActivate, type ExecutionContext, Injectable, type PipeTransform } from '@nestjs/common';
+import { GUARDS_METADATA } from '@nestjs/common/constants';
 import type { Request } from 'express';
 import { invalidRequest } from '../errors/request-error';
 import { ChecksAfterBody } from '../http-body/json-body.guard';
@@ -30,5 +31,25 @@ export class DryRunCheck implements CanActivate {
   canActivate(context: ExecutionContext): boolean {
     parseDryRun(context.switchToHttp().getRequest<Request>().query.dryRun);
     return true;
+  }
+}
+
+/**
+ * A global guard: `?dryRun` on a write route that offers no dry run (every one but the two contact
+ * POSTs, which name DryRunCheck) is 400 INVALID_REQUEST. Other unknown query parameters are
+ * ignored, but a caller who asks to erase or delete "as a dry run" must not have it done for real
+ * (docs/api.md, "Dry run"). Reads are left alone (nothing to do for real). Runs after the scope
+ * check, before any body is read.
+ */
+@Injectable()
+export class DryRunOnlyWhereOffered implements CanActivate {
+  canActivate(context: ExecutionContext): boolean {
+    const req = context.switchToHttp().getRequest<Request>();
+    // The common case decided on the raw URL: no query parsing, no metadata lookup.
+    if (req.method === 'GET' || req.method === 'HEAD' || !req.url.includes('dryRun')) return true;
+    if (req.query.dryRun === undefined) return true;
+    const guards = (Reflect.getMetadata(GUARDS_METADATA, context.getHandler()) as unknown[] | undefined) ?? [];
+    if (guards.includes(DryRunCheck)) return true;
+    throw invalidRequest('dryRun is offered only by POST /api/v2/contacts and POST /api/v2/contacts/batch: nothing was done');
   }
 }

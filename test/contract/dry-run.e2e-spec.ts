@@ -1,5 +1,6 @@
 import type { Response } from 'supertest';
 import { expectFailure, uniqueEmail, useOrgWithList } from './helpers';
+import { adminKey } from './lifecycle-helpers';
 
 /** Request-level error in a dry run: the body of docs/api.md#request-level-errors; a `dryRun: true` beside it is tolerated (#dry-run: the body carries `"dryRun": true`). */
 function expectRequestError(res: Response, status: number, code: string): void {
@@ -179,5 +180,33 @@ describe('dry run on POST /api/v2/contacts/batch', () => {
     const res = await ctx.org.batch([{ email: uniqueEmail(), listIds: [ctx.list] }, { email: 'a@example.com', fields: null }], { dryRun: true });
     expectRequestError(res, 400, 'INVALID_REQUEST');
     expect(res.body.error.message).toContain('contacts[1].fields');
+  });
+});
+
+/** docs/api.md#dry-run: only the two contact POSTs offer it; elsewhere `?dryRun` is refused and nothing is done. */
+describe('?dryRun on a write route that offers no dry run', () => {
+  const ctx = useOrgWithList();
+
+  it('erase, delete and list creation asked "as a dry run" answer 400 INVALID_REQUEST and change nothing', async () => {
+    const e = uniqueEmail('dry-elsewhere');
+    expect((await ctx.org.postContact({ email: e, listIds: [ctx.list] })).status).toBe(201);
+    const before = await ctx.org.read(e);
+    const admin = `Bearer ${await adminKey(ctx.org)}`;
+    const http = () => ctx.org.t.http();
+    const path = `/api/v2/contacts/${encodeURIComponent(e)}`;
+    for (const value of ['true', 'false', 'yes']) {
+      expectRequestError(await http().post(`${path}/erase?dryRun=${value}`).set('Authorization', admin), 400, 'INVALID_REQUEST');
+      expectRequestError(await http().delete(`${path}?dryRun=${value}`).set('Authorization', `Bearer ${ctx.org.key}`), 400, 'INVALID_REQUEST');
+    }
+    expect(await ctx.org.read(e)).toEqual(before);
+    const listsBefore = (await ctx.org.get('/api/v2/lists')).body;
+    const created = await http().post('/api/v2/lists?dryRun=true').set('Authorization', admin).send({ name: 'Not made' });
+    expectRequestError(created, 400, 'INVALID_REQUEST');
+    expect(created.body.error.message).toContain('dryRun');
+    expect((await ctx.org.get('/api/v2/lists')).body.lists).toEqual(listsBefore.lists);
+    // Without the parameter the same calls act, and reads ignore it.
+    expect((await ctx.org.get(`${path}?dryRun=true`)).status).toBe(200);
+    expect((await http().post(`${path}/erase`).set('Authorization', admin)).status).toBe(200);
+    expect(await ctx.org.read(e)).toBeNull();
   });
 });
