@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { isStorableText } from '../common/storable-text';
-import { Database, type SqlClient } from '../database/database';
+import type { SqlClient } from '../database/database';
 import { PrismaService } from '../database/prisma.service';
 import { runIn } from '../database/statements';
 import type { Prisma } from '../generated/prisma/client';
@@ -12,7 +12,6 @@ import { eventInsertValues } from '../events/events.statements';
 import { type CustomFieldDefinitionRow, toCustomFieldDefinition } from '../custom-fields/custom-fields.repository';
 import type { CustomValues, ExistingContact, RuleContext, StandardValues, SuppressionReason } from './contact-rules';
 import {
-  FIND_CONTACT,
   LOCK_EMAILS,
   READ_RULE_CONTEXT,
   RESTORE_ERASED_SUPPRESSIONS,
@@ -77,10 +76,7 @@ export interface ContactRow {
  */
 @Injectable()
 export class ContactsRepository {
-  constructor(
-    private readonly prisma: PrismaService,
-    private readonly database: Database,
-  ) {}
+  constructor(private readonly prisma: PrismaService) {}
 
   /**
    * Transaction-scoped advisory locks on (organization, email), taken in ascending key order in
@@ -136,10 +132,15 @@ export class ContactsRepository {
     await runIn(tx, RESTORE_ERASED_SUPPRESSIONS, [organizationId, emails, emails.map(hashEmail)]);
   }
 
-  /** One contact by normalized email, outside any transaction (GET /contacts/{email}): one statement. */
+  /** One contact by normalized email, outside any transaction (GET /contacts/{email}). */
   async findByEmail(organizationId: string, email: string): Promise<StoredContact | undefined> {
-    const [row] = await this.database.run(FIND_CONTACT, [organizationId, email]);
-    return row ? toStoredContact(row.contact as ContactRow) : undefined;
+    const key = { organizationId_email: { organizationId, email } };
+    // In parallel: outside a transaction, two connections answer sooner than one.
+    const [contact, suppression] = await Promise.all([
+      this.prisma.contact.findUnique({ where: key, include: CONTACT_MEMBERSHIPS }),
+      this.prisma.suppression.findUnique({ where: key, select: { reason: true } }),
+    ]);
+    return contact ? storedContactOf(contact, suppression?.reason ?? null) : undefined;
   }
 
   /**

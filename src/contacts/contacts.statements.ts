@@ -79,22 +79,6 @@ export const CONTACT_ROWS = `
     -- LIMIT 1 (the key is unique) keeps this a probe per email: never flattened into a join
     CROSS JOIN LATERAL (SELECT * FROM contacts WHERE organization_id = $1 AND email = wanted.email LIMIT 1) AS c`;
 
-/**
- * One contact of organization $1 by normalized email $2 (GET /contacts/{email}), in one round
- * trip: its columns, list ids and plain suppression (CONTACT_COLUMNS) as JSON, the shape the
- * pipeline reads too (toStoredContact). Instead of two Prisma Client calls: their query plans,
- * made per call by the client engine, were half of the request's allocation
- * (docs/performance.md, "The single create's fixed cost (single8)").
- */
-export const FIND_CONTACT = defineStatement<{ contact: unknown }>({
-  name: 'contacts.find-contact',
-  text: `SELECT row_to_json(found) AS contact FROM (
-        SELECT ${CONTACT_COLUMNS} FROM contacts c WHERE c.organization_id = $1 AND c.email = $2
-      ) AS found`,
-  columns: ['contact'],
-  sample: (organizationId) => [organizationId, 'nobody@example.com'],
-});
-
 export interface RuleContextRow {
   /** The transaction's now(), as the timestamptz(3) columns store it (the written rows' times). */
   now: Date;
@@ -252,4 +236,4 @@ export const WRITE_CONTACTS_AND_ANSWER = defineStatement<{ inserted: number }>({
   sample: (organizationId) => [...emptyWrite(organizationId), randomUUID(), organizationId, 200, '{}', null, []],
 });
 
-export const CONTACTS_STATEMENTS = [LOCK_EMAILS, READ_RULE_CONTEXT, FIND_CONTACT, WRITE_CONTACTS_AND_ANSWER, RESTORE_ERASED_SUPPRESSIONS];
+export const CONTACTS_STATEMENTS = [LOCK_EMAILS, READ_RULE_CONTEXT, WRITE_CONTACTS_AND_ANSWER, RESTORE_ERASED_SUPPRESSIONS];
