@@ -264,8 +264,7 @@ export class WebhooksRepository {
     for (const row of rows) {
       if (row.seq === null) continue;
       const { url, secret } = webhooks.get(row.webhookId!)!;
-      const event = row.eventId === null || row.body === null ? null : { id: row.eventId, body: row.body };
-      taken.push({ webhookId: row.webhookId!, position: row.position!, seq: row.seq, leaseToken: lease.token, attemptCount: 1, url, secret, event });
+      taken.push(claimed({ webhookId: row.webhookId!, position: row.position!, seq: row.seq, attemptCount: 1, url, secret, eventId: row.eventId, body: row.body }, lease.token));
     }
     return { read, inserted, taken };
   }
