@@ -13,14 +13,15 @@
  * an A/B in one run; its build must accept the same database schema).
  * `$SINK` is an OTLP/HTTP sink in this process; `sampledWarmup: n` sends n requests with a sampled
  * `traceparent` after the warm-up; each service's stdout goes to PROBE_OUT/<name>.out (for
- * --trace-gc, --trace-opt). PROBE_ROUNDS (5), PROBE_PER_ROUND (500 requests), PROBE_WARMUP (1500),
+ * --trace-gc, --trace-opt; with `--trace-gc-nvp` in a service's args the result also gives its
+ * allocation per request over the rounds, `gc`). PROBE_ROUNDS (5), PROBE_PER_ROUND (500 requests), PROBE_WARMUP (1500),
  * PROBE_CONNECTIONS (4 per service). PROBE_WRAP runs each service under a wrapper (e.g.
  * "valgrind --tool=callgrind --instr-atstart=no --smc-check=all-non-file"), and PROBE_PAUSE_FILE
  * makes the probe wait after the warm-up until that file exists (switch callgrind on meanwhile;
  * count the requests of a window from each service's /metrics).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, openSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, openSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { PrismaPg } from '@prisma/adapter-pg';
@@ -63,7 +64,35 @@ async function fixtures(url: string): Promise<Fx> {
   return fx;
 }
 
-interface Svc { name: string; port: number; child: ChildProcess }
+interface Svc { name: string; port: number; child: ChildProcess; out: string }
+
+/**
+ * With `--trace-gc-nvp` in a service's args, V8 writes one line per collection to its stdout with
+ * the bytes allocated since the previous one (`allocated=`) and promoted to the old generation
+ * (`promoted=`): summed over the lines written during the rounds (the file's size read at their
+ * start and end), that is the allocation per request, exact but for the collections at the two
+ * edges (half a young generation each; divide by enough requests).
+ */
+function gcOf(file: string, from: number, to: number): { allocated: number; promoted: number; scavenges: number; markCompacts: number } | null {
+  const text = readFileSync(file).subarray(from, to).toString('utf8');
+  let allocated = 0;
+  let promoted = 0;
+  let scavenges = 0;
+  let markCompacts = 0;
+  let lines = 0;
+  for (const line of text.split('\n')) {
+    const a = / allocated=(\d+)/.exec(line);
+    if (!a) continue;
+    lines++;
+    allocated += Number(a[1]);
+    promoted += Number(/ promoted=(\d+)/.exec(line)?.[1] ?? 0);
+    const kind = / gc=(\w+)/.exec(line)?.[1];
+    if (kind === 's') scavenges++;
+    else if (kind === 'mc' || kind === 'ms') markCompacts++;
+  }
+  return lines === 0 ? null : { allocated, promoted, scavenges, markCompacts };
+}
+const sizeOf = (file: string) => statSync(file).size;
 
 function cpuOf(pid: number): number {
   const f = readFileSync(`/proc/${pid}/stat`, 'utf8');
@@ -96,10 +125,11 @@ async function start(url: string, sink: number, s: { name: string; env?: Record<
     ...Object.fromEntries(Object.entries(s.env ?? {}).map(([k, v]) => [k, v.replace('$SINK', `http://127.0.0.1:${sink}`)])),
   };
   const [cmd, ...pre] = process.env.PROBE_WRAP ? process.env.PROBE_WRAP.split(' ') : [process.execPath];
+  const out = path.join(OUT, `${s.name}.out`);
   const child = spawn(cmd, [...pre, ...(process.env.PROBE_WRAP ? [process.execPath] : []), ...(s.args ?? []), 'dist/main.js'], {
     env,
     cwd: s.dir,
-    stdio: ['ignore', openSync(path.join(OUT, `${s.name}.out`), 'w'), 'inherit'],
+    stdio: ['ignore', openSync(out, 'w'), 'inherit'],
   });
   for (;;) {
     if (child.exitCode !== null) throw new Error(`${s.name} exited`);
@@ -111,7 +141,7 @@ async function start(url: string, sink: number, s: { name: string; env?: Record<
     await new Promise((r) => setTimeout(r, 100));
   }
   log(`${s.name} ready pid ${child.pid} port ${port}`);
-  return { name: s.name, port, child };
+  return { name: s.name, port, child, out };
 }
 
 let seq = 0;
@@ -176,6 +206,7 @@ async function main() {
     }
     const perRound: number[][] = svcs.map(() => []);
     const mainShare: number[][] = svcs.map(() => []);
+    const gcFrom = svcs.map((s) => sizeOf(s.out));
     for (let round = 0; round < ROUNDS; round++) {
       const before = svcs.map((s) => [cpuOf(s.child.pid!), mainThreadCpu(s.child.pid!)]);
       const t0 = Date.now();
@@ -187,7 +218,9 @@ async function main() {
       });
       log(`round ${round}: ${((Date.now() - t0) / 1000).toFixed(1)} s ` + svcs.map((s, i) => `${s.name} ${perRound[i][round].toFixed(3)} rss ${rssOf(s.child.pid!)}`).join(', '));
     }
+    const gcTo = svcs.map((s) => sizeOf(s.out));
     const median = (v: number[]) => [...v].sort((a, b) => a - b)[Math.floor(v.length / 2)];
+    const requests = ROUNDS * PER_ROUND;
     const out = svcs.map((s, i) => ({
       name: s.name,
       msPerRequest: perRound[i].map((v) => +v.toFixed(3)),
@@ -195,6 +228,13 @@ async function main() {
       mainThreadShare: +median(mainShare[i]).toFixed(3),
       vsFirst: i === 0 ? null : +(median(perRound[i].map((v, r) => v / perRound[0][r] - 1)) * 100).toFixed(1),
       eachVsFirst: i === 0 ? null : perRound[i].map((v, r) => Math.round((v / perRound[0][r] - 1) * 100)),
+      gc: ((gc) =>
+        gc && {
+          kibAllocatedPerRequest: +(gc.allocated / 1024 / requests).toFixed(2),
+          kibPromotedPerRequest: +(gc.promoted / 1024 / requests).toFixed(2),
+          scavenges: gc.scavenges,
+          markCompacts: gc.markCompacts,
+        })(gcOf(s.out, gcFrom[i], gcTo[i])),
     }));
     console.log(JSON.stringify({ sink: sinkStats, out }, null, 1));
     if (process.env.PROBE_DONE_FILE) {
