@@ -202,13 +202,17 @@ export class WebhooksRepository {
     return count > 0;
   }
 
-  /** Newest event first; `before` is the (position, seq) of the last row of the previous page. */
+  /**
+   * Newest event first; `before` is the (position, seq) of the last row of the previous page. A
+   * delivery under way ('leased': an attempt is being made) shows as pending, as the contract's
+   * states are (its next_attempt_at is its lease's end, when it is made again if no outcome is recorded).
+   */
   async deliveries(webhookId: string, before: { position: bigint; seq: bigint } | null, limit: number): Promise<DeliveryRow[]> {
     const after = before ?? { position: 9223372036854775807n, seq: 9223372036854775807n };
     const rows = await this.prisma.$queryRaw<
       { event_id: string; type: string; state: string; attempts: DeliveryRow['attempts']; next_attempt_at: Date | null; position: bigint; seq: bigint }[]
     >`
-      SELECT event_id::text, type, state, attempts, next_attempt_at, position, seq FROM webhook_deliveries
+      SELECT event_id::text, type, CASE WHEN state = 'leased' THEN 'pending' ELSE state END AS state, attempts, next_attempt_at, position, seq FROM webhook_deliveries
       WHERE webhook_id = ${webhookId} AND (position, seq) < (${after.position}::bigint, ${after.seq}::bigint)
       ORDER BY position DESC, seq DESC
       LIMIT ${limit}::int`;
@@ -362,7 +366,7 @@ export class WebhooksRepository {
       FROM webhook_deliveries d
       JOIN webhooks w ON w.id = d.webhook_id AND w.enabled
       JOIN event_commits c ON c.organization_id = w.organization_id AND c.position = d.position
-      WHERE d.state = 'pending'`;
+      WHERE d.state IN ('pending', 'leased')`;
     return rows[0]?.age ?? 0;
   }
 }

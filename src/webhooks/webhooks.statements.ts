@@ -111,15 +111,15 @@ export const WEBHOOK_FAN_OUT = defineStatement<{ read: number | null; inserted: 
         SELECT p.webhook_id, p.position, p.seq, p.event_id, p.type, p.contact_id,
           p.contact_id IS NULL OR (row_number() OVER (PARTITION BY p.webhook_id, p.contact_id ORDER BY p.position, p.seq) = 1
             AND NOT EXISTS (SELECT 1 FROM webhook_deliveries q
-                            WHERE q.webhook_id = p.webhook_id AND q.contact_id = p.contact_id AND q.state = 'pending')) AS free
+                            WHERE q.webhook_id = p.webhook_id AND q.contact_id = p.contact_id AND q.state IN ('pending', 'leased'))) AS free
         FROM page p WHERE p.type = ANY(p.types)
       ), taken AS (
         SELECT *, free AND count(*) FILTER (WHERE free) OVER (ORDER BY position, seq, webhook_id ROWS UNBOUNDED PRECEDING) <= $4::int AS leased
         FROM wanted
       ), ins AS (
-        INSERT INTO webhook_deliveries (webhook_id, event_seq, event_id, type, contact_id, position, seq,
+        INSERT INTO webhook_deliveries (webhook_id, event_seq, event_id, type, contact_id, position, seq, state,
           attempt_count, next_attempt_at, lease_token, leased_at, leased_by)
-        SELECT webhook_id, seq, event_id, type, contact_id, position, seq,
+        SELECT webhook_id, seq, event_id, type, contact_id, position, seq, CASE WHEN leased THEN 'leased' ELSE 'pending' END,
           CASE WHEN leased THEN 1 ELSE 0 END,
           CASE WHEN leased THEN now() + make_interval(secs => $7::int) ELSE now() END,
           CASE WHEN leased THEN $6::text END, CASE WHEN leased THEN now() END, CASE WHEN leased THEN $5::text END
@@ -144,36 +144,49 @@ export const WEBHOOK_FAN_OUT = defineStatement<{ read: number | null; inserted: 
 
 /**
  * Takes up to $4 due deliveries for one attempt each (SKIP LOCKED: two instances never take the
- * same one), for owner $1 with lease token $2. Taking one pushes its next_attempt_at $3 seconds
- * ahead: that is its lease. An instance that dies mid-attempt leaves it due again when the lease
- * ends, and the next taker logs the lost attempt. A delivery waits while an earlier event of the
- * same contact is pending for the same webhook (per-contact commit order).
+ * same one), for owner $1 with lease token $2. Taking one makes it 'leased' and pushes its
+ * next_attempt_at $3 seconds ahead: that is its lease. An instance that dies mid-attempt leaves it
+ * leased with a lease that ends; the next claim takes those first (the leased index holds only
+ * deliveries under way, in the order their leases end), then the due pending ones in
+ * next_attempt_at order, and logs the lost attempt: a lost attempt is retried within a lease and a
+ * poll, not after the backlog of due deliveries older than its lease's end (contract 14, "within a
+ * minute"). A delivery waits while an earlier event of the same contact is pending or leased for
+ * the same webhook (per-contact commit order).
  */
 export const WEBHOOK_CLAIM = defineStatement<ClaimRow>({
   name: 'webhooks.claim',
-  text: `WITH due AS (
+  text: `WITH expired AS (
+        SELECT d.webhook_id, d.position, d.seq, d.event_seq FROM webhook_deliveries d
+        JOIN webhooks w ON w.id = d.webhook_id
+        WHERE d.state = 'leased' AND d.next_attempt_at <= now() AND w.enabled
+        ORDER BY d.next_attempt_at
+        LIMIT $4::int
+        FOR UPDATE OF d SKIP LOCKED
+      ), due AS (
         SELECT d.webhook_id, d.position, d.seq, d.event_seq FROM webhook_deliveries d
         JOIN webhooks w ON w.id = d.webhook_id
         WHERE d.state = 'pending' AND d.next_attempt_at <= now() AND w.enabled
           AND (d.contact_id IS NULL OR NOT EXISTS (
             SELECT 1 FROM webhook_deliveries p
-            WHERE p.webhook_id = d.webhook_id AND p.contact_id = d.contact_id AND p.state = 'pending'
+            WHERE p.webhook_id = d.webhook_id AND p.contact_id = d.contact_id AND p.state IN ('pending', 'leased')
               AND (p.position, p.seq) < (d.position, d.seq)))
         ORDER BY d.next_attempt_at
-        LIMIT $4::int
+        LIMIT $4::int - (SELECT count(*) FROM expired)
         FOR UPDATE OF d SKIP LOCKED
+      ), taken AS (
+        SELECT * FROM expired UNION ALL SELECT * FROM due
       )
       UPDATE webhook_deliveries d SET
         attempts = CASE WHEN d.lease_token IS NULL THEN d.attempts ELSE d.attempts || jsonb_build_array(jsonb_build_object(
           'at', ${isoTimeSql('d.leased_at')}, 'status', NULL,
           'error', 'no answer recorded: the instance making the attempt stopped')) END,
-        attempt_count = d.attempt_count + 1,
+        attempt_count = d.attempt_count + 1, state = 'leased',
         lease_token = $2::text, leased_at = now(), leased_by = $1::text,
         next_attempt_at = now() + make_interval(secs => $3::int)
-      FROM due
-      JOIN webhooks w ON w.id = due.webhook_id
-      LEFT JOIN events e ON e.seq = due.event_seq
-      WHERE d.webhook_id = due.webhook_id AND d.position = due.position AND d.seq = due.seq
+      FROM taken
+      JOIN webhooks w ON w.id = taken.webhook_id
+      LEFT JOIN events e ON e.seq = taken.event_seq
+      WHERE d.webhook_id = taken.webhook_id AND d.position = taken.position AND d.seq = taken.seq
       RETURNING d.position::text AS position, d.seq::text AS seq, d.webhook_id AS "webhookId", d.attempt_count AS "attemptCount", w.url, w.secret,
         ${publicEventIdSql('e.id')} AS "eventId", e.body`,
   columns: ['position', 'seq', 'webhookId', 'attemptCount', 'url', 'secret', 'eventId', 'body'],
@@ -199,7 +212,7 @@ export const WEBHOOK_COMPLETE = defineStatement<{ recorded: number }>({
           lease_token = NULL, leased_at = NULL
         FROM unnest($1::text[], $2::bigint[], $3::bigint[], $4::text[], $5::text[], $6::float8[], $7::text[], $8::int[], $9::text[])
           AS r(webhook_id, position, seq, lease_token, state, delay_ms, at, status, error)
-        WHERE d.webhook_id = r.webhook_id AND d.position = r.position AND d.seq = r.seq AND d.lease_token = r.lease_token
+        WHERE d.webhook_id = r.webhook_id AND d.position = r.position AND d.seq = r.seq AND d.state = 'leased' AND d.lease_token = r.lease_token
         RETURNING d.webhook_id, r.state
       ), healthy AS (
         UPDATE webhooks SET failing_since = NULL

@@ -259,12 +259,17 @@ describe('the fan-out takes fresh deliveries for their first attempt (worker off
     expect((await repository.fanOut(1000, lease('h3'))).read).toBe(1);
   });
 
-  it('a delivery is named by its key, the primary key (webhook_id, position, seq): no surrogate id, three indexes in all (one written at its outcome)', async () => {
+  it('a delivery is named by its key, the primary key (webhook_id, position, seq): no surrogate id, four indexes in all, three of them partial (one written at its outcome)', async () => {
     const indexes = await t.prisma.$queryRawUnsafe<{ name: string; def: string }[]>(
       `SELECT indexrelid::regclass::text AS name, pg_get_indexdef(indexrelid) AS def FROM pg_index WHERE indrelid = 'webhook_deliveries'::regclass ORDER BY 1`,
     );
-    expect(indexes.map((i) => i.name)).toEqual(['webhook_deliveries_pending_contact_idx', 'webhook_deliveries_pending_next_attempt_at_idx', 'webhook_deliveries_pkey']);
-    expect(indexes[2].def).toContain('(webhook_id, "position", seq)');
+    expect(indexes.map((i) => i.name)).toEqual([
+      'webhook_deliveries_leased_next_attempt_at_idx',
+      'webhook_deliveries_pending_contact_idx',
+      'webhook_deliveries_pending_next_attempt_at_idx',
+      'webhook_deliveries_pkey',
+    ]);
+    expect(indexes[3].def).toContain('(webhook_id, "position", seq)');
     const id = await t.prisma.$queryRawUnsafe<unknown[]>(`SELECT 1 FROM information_schema.columns WHERE table_name = 'webhook_deliveries' AND column_name = 'id'`);
     expect(id).toEqual([]);
   });
@@ -371,5 +376,49 @@ describe('webhook addresses with a hostile resolver (WEBHOOK_ALLOW_INSECURE unse
     const delivery = (await t.http().get(path).set('Authorization', `Bearer ${key}`)).body.deliveries[0];
     expect(delivery).toMatchObject({ state: 'pending', attempts: [{ status: null, error: expect.stringMatching(/non-public/) }] });
     expect(receiver.received).toHaveLength(0);
+  });
+});
+
+describe('a lost attempt is retried before a backlog of due deliveries (contract 14: "retried by another within a minute")', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    // No worker: the test takes the deliveries itself, as two instances would (one of them dies).
+    t = await createTestApp({ IP_RATE_LIMIT: '1000000', ORG_RATE_LIMIT: '100000', WEBHOOK_ALLOW_INSECURE: 'true', WEBHOOK_DELIVERY: 'false' });
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  it('an instance dies holding one attempt while 60 deliveries are due: the next claim takes the ended lease first, logging the lost attempt', async () => {
+    const org = await Org.create(t);
+    const key = await adminKey(org);
+    const created = await t.http().post('/api/v2/webhooks').set('Authorization', `Bearer ${key}`).send({ url: 'http://127.0.0.1:9/hook' });
+    expect(created.status).toBe(201);
+    const webhookId = created.body.webhook.id as string;
+    const repository = t.app.get(WebhooksRepository);
+    const event = (contactId: string) => ({ organizationId: org.id, type: 'contact.created', contactId, email: `${contactId}@example.com`, data: { contact: { id: contactId } } }) as unknown as NewEvent;
+    await t.prisma.$transaction((tx) => t.app.get(EventsRepository).record(tx, [event('lost')]));
+    // The dying instance takes the first event for its attempt (a lease of 1 s) and never records it.
+    const taken = await repository.fanOut(1000, { owner: 'dead', token: 'dead-lease', seconds: 1, limit: 1 });
+    expect(taken.taken).toHaveLength(1);
+    // A backlog: 60 events due, each older (next_attempt_at) than the end of that lease.
+    await t.prisma.$transaction((tx) => t.app.get(EventsRepository).record(tx, Array.from({ length: 60 }, (_, i) => event(`b${i}`))));
+    expect(await repository.fanOut(1000, { owner: 'other', token: 'o1', seconds: 30, limit: 0 })).toMatchObject({ read: 60, inserted: 60 });
+    await t.prisma.$executeRaw`UPDATE webhook_deliveries SET next_attempt_at = next_attempt_at - interval '1 minute' WHERE webhook_id = ${webhookId} AND lease_token IS NULL`;
+    await waitUntil('the lease ended', async () => (await t.prisma.$queryRaw<{ ended: boolean }[]>`SELECT now() > next_attempt_at AS ended FROM webhook_deliveries WHERE lease_token = 'dead-lease'`)[0].ended);
+    // Another instance, with room for 10 attempts: the lost one is among them, not after the 60.
+    const claimed = await repository.claim('alive', 'a1', 30, 10);
+    expect(claimed).toHaveLength(10);
+    const contactOf = (d: { event: { body: string } | null }) => (JSON.parse(d.event?.body ?? '{}') as { data: { contact: { id: string } } }).data.contact.id;
+    const retried = claimed.filter((d) => contactOf(d) === 'lost');
+    expect(retried).toHaveLength(1);
+    expect(retried[0].attemptCount).toBe(2);
+    const [lost] = await t.prisma.$queryRaw<{ attempts: { error: string | null }[]; leased_by: string }[]>`
+      SELECT attempts, leased_by FROM webhook_deliveries WHERE webhook_id = ${webhookId} AND lease_token = 'a1' AND contact_id = 'lost'`;
+    expect(lost).toMatchObject({ leased_by: 'alive', attempts: [{ error: 'no answer recorded: the instance making the attempt stopped' }] });
+    // The log shows it pending (an attempt under way), with the contract's states only.
+    const log = await t.http().get(`/api/v2/webhooks/${webhookId}/deliveries?limit=100`).set('Authorization', `Bearer ${key}`);
+    expect(log.status).toBe(200);
+    expect(new Set(log.body.deliveries.map((d: { state: string }) => d.state))).toEqual(new Set(['pending']));
   });
 });
