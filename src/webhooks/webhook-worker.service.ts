@@ -15,6 +15,12 @@ import { type AttemptOutcome, type ClaimedDelivery, WebhooksRepository } from '.
 
 type AttemptKind = 'delivered' | 'retry' | 'failed' | 'gone';
 
+/**
+ * How often the claim loop takes over the fan-out's lease records whose instance died
+ * (WEBHOOK_TAKE_OVER), before its claim: not at every claim (an idle claim would plan it every
+ * poll for nothing); a lost first attempt is made again within its lease, a second and a poll.
+ */
+const TAKE_OVER_EVERY_MS = 1000;
 /** Events read from the feed per webhook and round; a full page means more are waiting. */
 const FAN_OUT_PAGE = 1000;
 /**
@@ -75,6 +81,8 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly claimBatch: number;
   /** The last claim took as many as it asked for: more may be due as soon as slots free up. */
   private moreDue = false;
+  /** When the claim loop last took over ended lease records (TAKE_OVER_EVERY_MS). */
+  private lastTakeOver = 0;
   /** The fan-out loop waits for attempt slots (slotsSignal): an attempt's end that frees enough of them wakes it. */
   private awaitingSlots = false;
   private readonly slotsSignal = new WakeSignal();
@@ -160,7 +168,13 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
             // Counted again after the fan-out statement this one may have waited for.
             free = this.claimWorthIt() ? this.freeSlots() : 0;
             if (free === 0) return Promise.resolve([]);
-            return this.repository.claim(this.owner, randomUUID(), this.config.WEBHOOK_LEASE_SECONDS, free);
+            const claim = () => this.repository.claim(this.owner, randomUUID(), this.config.WEBHOOK_LEASE_SECONDS, free);
+            if (Date.now() - this.lastTakeOver < TAKE_OVER_EVERY_MS) return claim();
+            this.lastTakeOver = Date.now();
+            return this.repository.takeOver().then(claim, (error: unknown) => {
+              this.failed('Webhook take-over failed', error);
+              return claim();
+            });
           });
         } catch (error) {
           this.failed('Webhook claim failed', error);

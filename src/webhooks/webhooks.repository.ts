@@ -4,7 +4,7 @@ import { arrayLiteral } from '../database/array-literal';
 import { Database } from '../database/database';
 import { PrismaService } from '../database/prisma.service';
 import { Prisma } from '../generated/prisma/client';
-import { type ClaimRow, WEBHOOK_CLAIM, WEBHOOK_COMPLETE, WEBHOOK_FAN_OUT, WEBHOOK_FAN_OUT_HORIZONS, WEBHOOK_FAN_OUT_HORIZONS_WAIT } from './webhooks.statements';
+import { type ClaimRow, WEBHOOK_CLAIM, WEBHOOK_COMPLETE, WEBHOOK_FAN_OUT, WEBHOOK_FAN_OUT_HORIZONS, WEBHOOK_FAN_OUT_HORIZONS_WAIT, WEBHOOK_TAKE_OVER } from './webhooks.statements';
 
 export interface WebhookView {
   id: string;
@@ -325,6 +325,15 @@ export class WebhooksRepository {
     this.knownHorizons.set(organizationId, { horizon: latest, at: Date.now() });
     if (this.knownHorizons.size > KNOWN_HORIZONS) this.knownHorizons.delete(this.knownHorizons.keys().next().value as string);
     return latest;
+  }
+
+  /**
+   * Takes over the fan-out's lease records whose lease ended (WEBHOOK_TAKE_OVER): their events
+   * without a row get one, leased under the ended lease, which the next claim takes first.
+   */
+  async takeOver(): Promise<{ leases: number; deliveries: number }> {
+    const rows = await this.database.run(WEBHOOK_TAKE_OVER, []);
+    return rows[0] ?? { leases: 0, deliveries: 0 };
   }
 
   /**

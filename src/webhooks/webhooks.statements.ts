@@ -150,24 +150,18 @@ export const WEBHOOK_FAN_OUT = defineStatement<{ read: number | null; inserted: 
 });
 
 /**
- * Takes up to $4 attempts for owner $1 with lease token $2, each leased for $3 seconds (SKIP
- * LOCKED: two instances never take the same one), lost attempts first:
- * - lease records of the fan-out whose instance died (expires_at passed; SKIP LOCKED on the
- *   record): the record goes, and each of its events without a delivery row gets one, logging the
- *   lost attempt ("no answer recorded: the instance making the attempt stopped"); up to $4 of them
- *   are leased to this owner at once (attempt 2), the rest are inserted leased under the dead
- *   lease, already ended, for the next claims' first step;
- * - delivery rows whose lease ended ('leased', next_attempt_at passed: the leased index holds only
- *   attempts under way, in the order their leases end), the lost attempt logged;
- * - then due pending rows, in next_attempt_at order.
- * A lost attempt is retried within a lease and a poll, not after the backlog of due deliveries
- * older than its lease's end (contract 14, "within a minute"). A pending row waits while an earlier
- * event of the same contact is pending or leased for the same webhook, or is in one of its lease
- * records (per-contact commit order). Taking a row makes it 'leased' and pushes its
- * next_attempt_at $3 seconds ahead: that is its lease.
+ * Takes over up to 8 lease records of the fan-out whose lease ended (their instance died mid-attempt:
+ * expires_at passed; SKIP LOCKED on the record) of enabled webhooks: each record goes, and each of
+ * its events without a delivery row gets one, 'leased' under the dead lease, already ended (its
+ * owner, token and times), attempt 1: the claim then takes it first, as any ended lease, and logs
+ * the lost attempt. Run by the claim loop at most once a second (WEBHOOK_TAKE_OVER_EVERY_MS in the
+ * worker), not at every claim: it is three steps that an idle claim would plan every poll for
+ * nothing. `ON CONFLICT DO NOTHING`: a row the record's owner inserted with its outcome just before
+ * (committed after this statement's snapshot) is left as it is; this is not the hot path.
+ * Returns how many records and deliveries were taken over.
  */
-export const WEBHOOK_CLAIM = defineStatement<ClaimRow>({
-  name: 'webhooks.claim',
+export const WEBHOOK_TAKE_OVER = defineStatement<{ leases: number; deliveries: number }>({
+  name: 'webhooks.take-over',
   text: `WITH dead AS (
         DELETE FROM webhook_leases l USING (
           SELECT x.webhook_id, x.token FROM webhook_leases x JOIN webhooks w ON w.id = x.webhook_id
@@ -178,70 +172,73 @@ export const WEBHOOK_CLAIM = defineStatement<ClaimRow>({
         ) x
         WHERE l.webhook_id = x.webhook_id AND l.token = x.token
         RETURNING l.webhook_id, l.token, l.leased_at, l.leased_by, l.expires_at, l.positions, l.seqs
-      ), lost AS (
-        SELECT d.webhook_id, d.token, d.leased_at, d.leased_by, d.expires_at, u.position, u.seq,
-          row_number() OVER (ORDER BY d.expires_at, u.position, u.seq) <= $4::int AS mine
-        FROM dead d CROSS JOIN LATERAL unnest(d.positions, d.seqs) AS u(position, seq)
-        WHERE NOT EXISTS (SELECT 1 FROM webhook_deliveries q WHERE q.webhook_id = d.webhook_id AND q.position = u.position AND q.seq = u.seq)
       ), revived AS (
         INSERT INTO webhook_deliveries (webhook_id, event_seq, event_id, type, contact_id, position, seq, state,
-          attempt_count, attempts, next_attempt_at, lease_token, leased_at, leased_by)
-        SELECT l.webhook_id, l.seq, e.id, e.type, e.contact_id, l.position, l.seq, 'leased',
-          CASE WHEN l.mine THEN 2 ELSE 1 END,
-          CASE WHEN l.mine THEN jsonb_build_array(jsonb_build_object('at', ${isoTimeSql('l.leased_at')}, 'status', NULL,
-            'error', 'no answer recorded: the instance making the attempt stopped')) ELSE '[]'::jsonb END,
-          CASE WHEN l.mine THEN now() + make_interval(secs => $3::int) ELSE l.expires_at END,
-          CASE WHEN l.mine THEN $2::text ELSE l.token END,
-          CASE WHEN l.mine THEN now() ELSE l.leased_at END,
-          CASE WHEN l.mine THEN $1::text ELSE l.leased_by END
-        FROM lost l JOIN events e ON e.seq = l.seq
-        RETURNING webhook_id, position, seq, event_seq, attempt_count, lease_token
-      ), held AS MATERIALIZED (
+          attempt_count, next_attempt_at, lease_token, leased_at, leased_by)
+        SELECT d.webhook_id, u.seq, e.id, e.type, e.contact_id, u.position, u.seq, 'leased', 1, d.expires_at, d.token, d.leased_at, d.leased_by
+        FROM dead d CROSS JOIN LATERAL unnest(d.positions, d.seqs) AS u(position, seq)
+        JOIN events e ON e.seq = u.seq
+        ON CONFLICT (webhook_id, position, seq) DO NOTHING
+        RETURNING 1
+      )
+      SELECT (SELECT count(*) FROM dead)::int AS leases, (SELECT count(*) FROM revived)::int AS deliveries`,
+  columns: ['leases', 'deliveries'],
+  sample: () => [],
+});
+
+/**
+ * Takes up to $4 due deliveries for one attempt each (SKIP LOCKED: two instances never take the
+ * same one), for owner $1 with lease token $2. Taking one makes it 'leased' and pushes its
+ * next_attempt_at $3 seconds ahead: that is its lease. An instance that dies mid-attempt leaves it
+ * leased with a lease that ends (a first attempt's lease record gets its rows so: WEBHOOK_TAKE_OVER);
+ * every claim takes those first (the leased index holds only attempts under way, in the order
+ * their leases end), then the due pending ones in next_attempt_at order, and logs the lost attempt:
+ * a lost attempt is retried within a lease and a poll, not after the backlog of due deliveries
+ * older than its lease's end (contract 14, "within a minute"). A pending row waits while an earlier
+ * event of the same contact is pending or leased for the same webhook, or is in one of its lease
+ * records (per-contact commit order).
+ */
+export const WEBHOOK_CLAIM = defineStatement<ClaimRow>({
+  name: 'webhooks.claim',
+  text: `WITH held AS MATERIALIZED (
         SELECT l.webhook_id, u.contact_id FROM webhook_leases l CROSS JOIN LATERAL unnest(l.contact_ids) AS u(contact_id)
         WHERE u.contact_id IS NOT NULL
       ), expired AS (
-        SELECT d.webhook_id, d.position, d.seq FROM webhook_deliveries d
+        SELECT d.webhook_id, d.position, d.seq, d.event_seq FROM webhook_deliveries d
         JOIN webhooks w ON w.id = d.webhook_id
         WHERE d.state = 'leased' AND d.next_attempt_at <= now() AND w.enabled
         ORDER BY d.next_attempt_at
-        LIMIT $4::int - (SELECT count(*) FROM revived WHERE lease_token = $2::text)
+        LIMIT $4::int
         FOR UPDATE OF d SKIP LOCKED
       ), due AS (
-        SELECT d.webhook_id, d.position, d.seq FROM webhook_deliveries d
+        SELECT d.webhook_id, d.position, d.seq, d.event_seq FROM webhook_deliveries d
         JOIN webhooks w ON w.id = d.webhook_id
         WHERE d.state = 'pending' AND d.next_attempt_at <= now() AND w.enabled
           AND (d.contact_id IS NULL OR (NOT EXISTS (
             SELECT 1 FROM webhook_deliveries p
             WHERE p.webhook_id = d.webhook_id AND p.contact_id = d.contact_id AND p.state IN ('pending', 'leased')
               AND (p.position, p.seq) < (d.position, d.seq))
-            -- a hashed subplan, as in the fan-out
+            -- a hashed subplan, as in the fan-out: the lease records' contacts read once per statement
             AND (d.webhook_id, d.contact_id) NOT IN (SELECT webhook_id, contact_id FROM held)))
         ORDER BY d.next_attempt_at
-        LIMIT $4::int - (SELECT count(*) FROM revived WHERE lease_token = $2::text) - (SELECT count(*) FROM expired)
+        LIMIT $4::int - (SELECT count(*) FROM expired)
         FOR UPDATE OF d SKIP LOCKED
       ), taken AS (
         SELECT * FROM expired UNION ALL SELECT * FROM due
-      ), claimed AS (
-        UPDATE webhook_deliveries d SET
-          attempts = CASE WHEN d.lease_token IS NULL THEN d.attempts ELSE d.attempts || jsonb_build_array(jsonb_build_object(
-            'at', ${isoTimeSql('d.leased_at')}, 'status', NULL,
-            'error', 'no answer recorded: the instance making the attempt stopped')) END,
-          attempt_count = d.attempt_count + 1, state = 'leased',
-          lease_token = $2::text, leased_at = now(), leased_by = $1::text,
-          next_attempt_at = now() + make_interval(secs => $3::int)
-        FROM taken
-        WHERE d.webhook_id = taken.webhook_id AND d.position = taken.position AND d.seq = taken.seq
-        RETURNING d.webhook_id, d.position, d.seq, d.event_seq, d.attempt_count
-      ), mine AS (
-        SELECT webhook_id, position, seq, event_seq, attempt_count FROM claimed
-        UNION ALL
-        SELECT webhook_id, position, seq, event_seq, attempt_count FROM revived WHERE lease_token = $2::text
       )
-      SELECT m.position::text AS position, m.seq::text AS seq, m.webhook_id AS "webhookId", m.attempt_count AS "attemptCount", w.url, w.secret,
-        ${publicEventIdSql('e.id')} AS "eventId", e.body
-      FROM mine m
-      JOIN webhooks w ON w.id = m.webhook_id
-      LEFT JOIN events e ON e.seq = m.event_seq`,
+      UPDATE webhook_deliveries d SET
+        attempts = CASE WHEN d.lease_token IS NULL THEN d.attempts ELSE d.attempts || jsonb_build_array(jsonb_build_object(
+          'at', ${isoTimeSql('d.leased_at')}, 'status', NULL,
+          'error', 'no answer recorded: the instance making the attempt stopped')) END,
+        attempt_count = d.attempt_count + 1, state = 'leased',
+        lease_token = $2::text, leased_at = now(), leased_by = $1::text,
+        next_attempt_at = now() + make_interval(secs => $3::int)
+      FROM taken
+      JOIN webhooks w ON w.id = taken.webhook_id
+      LEFT JOIN events e ON e.seq = taken.event_seq
+      WHERE d.webhook_id = taken.webhook_id AND d.position = taken.position AND d.seq = taken.seq
+      RETURNING d.position::text AS position, d.seq::text AS seq, d.webhook_id AS "webhookId", d.attempt_count AS "attemptCount", w.url, w.secret,
+        ${publicEventIdSql('e.id')} AS "eventId", e.body`,
   columns: ['position', 'seq', 'webhookId', 'attemptCount', 'url', 'secret', 'eventId', 'body'],
   sample: () => ['warm-up', 'warm-up', 30, 0],
 });
@@ -307,4 +304,4 @@ export const WEBHOOK_COMPLETE = defineStatement<{ recorded: number }>({
   sample: () => [[], [], [], [], [], [], [], [], [], []],
 });
 
-export const WEBHOOKS_STATEMENTS = [WEBHOOK_FAN_OUT_HORIZONS, WEBHOOK_FAN_OUT_HORIZONS_WAIT, WEBHOOK_FAN_OUT, WEBHOOK_CLAIM, WEBHOOK_COMPLETE];
+export const WEBHOOKS_STATEMENTS = [WEBHOOK_FAN_OUT_HORIZONS, WEBHOOK_FAN_OUT_HORIZONS_WAIT, WEBHOOK_FAN_OUT, WEBHOOK_TAKE_OVER, WEBHOOK_CLAIM, WEBHOOK_COMPLETE];

@@ -428,7 +428,7 @@ describe('a lost attempt is retried before a backlog of due deliveries (contract
   /** The claim takes due deliveries of every webhook: what a test leaves due would be the next test's. */
   const drop = (id: string) => t.prisma.$transaction([t.prisma.webhook.delete({ where: { id } }), t.prisma.webhookDelivery.deleteMany({ where: { webhookId: id } })]);
 
-  it("a first attempt's lease record whose instance died, with 60 deliveries due: the next claim takes it over first, logging the lost attempt", async () => {
+  it("a first attempt's lease record whose instance died, with 60 deliveries due: taken over, the next claim takes it first, logging the lost attempt", async () => {
     const { webhookId, record, backlog, log } = await backlogSetup();
     await record(['lost']);
     // The dying instance takes the first event for its attempt (a lease record of 1 s) and never records it.
@@ -436,7 +436,8 @@ describe('a lost attempt is retried before a backlog of due deliveries (contract
     expect(taken.taken).toHaveLength(1);
     await backlog();
     await waitUntil('the lease ended', async () => (await t.prisma.$queryRaw<{ ended: boolean }[]>`SELECT now() > expires_at AS ended FROM webhook_leases WHERE token = 'dead-lease'`)[0].ended);
-    // Another instance, with room for 10 attempts: the lost one is among them, not after the 60.
+    // Another instance's claim loop: the take-over (at most once a second), then a claim with room for 10 attempts: the lost one is among them, not after the 60.
+    expect(await repository().takeOver()).toEqual({ leases: 1, deliveries: 1 });
     const claimed = await repository().claim('alive', 'a1', 30, 10);
     expect(claimed).toHaveLength(10);
     const retried = claimed.filter((d) => contactOf(d) === 'lost');
@@ -472,22 +473,20 @@ describe('a lost attempt is retried before a backlog of due deliveries (contract
     await drop(webhookId);
   });
 
-  it('a dead lease record with more events than the claim has slots: the rest get their rows, leased under the ended lease, and come first in the next claim; none is lost', async () => {
+  it('a dead lease record with more events than the claim has slots: each gets its row, leased under the ended lease, and the claims take them first; none is lost', async () => {
     const { webhookId, record } = await backlogSetup();
     await record(['d1', 'd2', 'd3']);
     expect((await repository().fanOut(1000, { owner: 'dead', token: 'dead-3', seconds: 1, limit: 3 })).taken).toHaveLength(3);
     await waitUntil('the lease ended', async () => (await t.prisma.$queryRaw<{ ended: boolean }[]>`SELECT now() > expires_at AS ended FROM webhook_leases WHERE token = 'dead-3'`)[0].ended);
+    expect(await repository().takeOver()).toEqual({ leases: 1, deliveries: 3 });
+    expect(await t.prisma.webhookLease.count({ where: { webhookId } })).toBe(0);
     const first = await repository().claim('alive', 'a1', 30, 1);
-    expect(first.map((d) => [contactOf(d), d.attemptCount])).toEqual([['d1', 2]]);
+    expect(first.map((d) => d.attemptCount)).toEqual([2]);
     const rows = await t.prisma.$queryRaw<{ contact_id: string; state: string; lease_token: string }[]>`
-      SELECT contact_id, state, lease_token FROM webhook_deliveries WHERE webhook_id = ${webhookId} ORDER BY seq`;
-    expect(rows).toEqual([
-      { contact_id: 'd1', state: 'leased', lease_token: 'a1' },
-      { contact_id: 'd2', state: 'leased', lease_token: 'dead-3' },
-      { contact_id: 'd3', state: 'leased', lease_token: 'dead-3' },
-    ]);
+      SELECT contact_id, state, lease_token FROM webhook_deliveries WHERE webhook_id = ${webhookId} ORDER BY lease_token, contact_id`;
+    expect(rows.map((r) => [r.state, r.lease_token])).toEqual([['leased', 'a1'], ['leased', 'dead-3'], ['leased', 'dead-3']]);
     const next = await repository().claim('alive', 'a2', 30, 10);
-    expect(next.map((d) => [contactOf(d), d.attemptCount]).sort()).toEqual([['d2', 2], ['d3', 2]]);
+    expect([...first, ...next].map((d) => [contactOf(d), d.attemptCount]).sort()).toEqual([['d1', 2], ['d2', 2], ['d3', 2]]);
     const logged = await t.prisma.$queryRaw<{ attempts: { error: string | null }[] }[]>`SELECT attempts FROM webhook_deliveries WHERE webhook_id = ${webhookId} ORDER BY seq`;
     expect(logged.map((r) => r.attempts)).toEqual(Array.from({ length: 3 }, () => [{ at: expect.any(String), status: null, error: LOST }]));
     await drop(webhookId);
