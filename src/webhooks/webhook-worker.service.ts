@@ -15,6 +15,12 @@ import { type AttemptOutcome, type ClaimedDelivery, WebhooksRepository } from '.
 
 type AttemptKind = 'delivered' | 'retry' | 'failed' | 'gone';
 
+/**
+ * How often the claim loop takes over the fan-out's lease records whose instance died
+ * (WEBHOOK_TAKE_OVER), before its claim: not at every claim (an idle claim would plan it every
+ * poll for nothing); a lost first attempt is made again within its lease, a second and a poll.
+ */
+const TAKE_OVER_EVERY_MS = 1000;
 /** Events read from the feed per webhook and round; a full page means more are waiting. */
 const FAN_OUT_PAGE = 1000;
 /**
@@ -36,9 +42,10 @@ const GONE_MEMORY_MS = 10_000;
 /**
  * Makes this instance's share of webhook attempts (docs/events.md, "Webhooks"). Every instance runs
  * one; they share the work through the database alone: the feed is taken into deliveries with
- * `FOR NO KEY UPDATE SKIP LOCKED` on the webhooks, and each attempt is taken with
+ * `FOR NO KEY UPDATE SKIP LOCKED` on the webhooks (first attempts under a lease record per round
+ * and webhook, their rows written with their outcomes), and each other attempt is taken with
  * `FOR UPDATE SKIP LOCKED` plus a lease (next_attempt_at pushed ahead), so one instance makes it; one
- * that dies leaves it to another when the lease ends.
+ * that dies leaves it to another when the lease ends (ended leases are taken before other due deliveries).
  *
  * Two loops, each with its own wake-ups (their statements run one at a time: oneStatementAtATime): the fan-out loop reads the feed
  * into deliveries (every WEBHOOK_POLL_MS, at once again while pages come back full), starts the
@@ -74,6 +81,8 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly claimBatch: number;
   /** The last claim took as many as it asked for: more may be due as soon as slots free up. */
   private moreDue = false;
+  /** When the claim loop last took over ended lease records (TAKE_OVER_EVERY_MS). */
+  private lastTakeOver = 0;
   /** The fan-out loop waits for attempt slots (slotsSignal): an attempt's end that frees enough of them wakes it. */
   private awaitingSlots = false;
   private readonly slotsSignal = new WakeSignal();
@@ -115,9 +124,10 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
 
   /**
    * Feed -> deliveries: at once again while pages come back full, else every WEBHOOK_POLL_MS. A round
-   * reads only as many events per webhook as there are free attempt slots: they are all inserted
-   * already leased, written twice, instead of the rest being inserted for the claim, which writes
-   * each of them a third time (and costs a statement). With fewer than `claimBatch` slots free
+   * reads only as many events per webhook as there are free attempt slots: they are all taken under
+   * the round's lease record, each written once (its row inserted with its outcome), instead of
+   * the rest being inserted for the claim, which writes each of them three times (insert, lease,
+   * outcome; and costs a statement). With fewer than `claimBatch` slots free
    * while attempts are under way, a round first waits for attempts to end (at most WEBHOOK_POLL_MS):
    * the round after a full page used to find the slots its predecessor had just filled still taken,
    * and inserted its page for the claim. When the slots stay taken for the whole wait (a backlog:
@@ -136,7 +146,7 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
           return this.repository.fanOut(page, lease).then((result) => ({ page, ...result }));
         });
         for (const delivery of taken) this.start(delivery);
-        if (inserted > taken.length) this.claimSignal.wake();
+        if (inserted > 0) this.claimSignal.wake();
         if (read >= page) continue;
       } catch (error) {
         this.failed('Webhook fan-out failed', error);
@@ -158,7 +168,13 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
             // Counted again after the fan-out statement this one may have waited for.
             free = this.claimWorthIt() ? this.freeSlots() : 0;
             if (free === 0) return Promise.resolve([]);
-            return this.repository.claim(this.owner, randomUUID(), this.config.WEBHOOK_LEASE_SECONDS, free);
+            const claim = () => this.repository.claim(this.owner, randomUUID(), this.config.WEBHOOK_LEASE_SECONDS, free);
+            if (Date.now() - this.lastTakeOver < TAKE_OVER_EVERY_MS) return claim();
+            this.lastTakeOver = Date.now();
+            return this.repository.takeOver().then(claim, (error: unknown) => {
+              this.failed('Webhook take-over failed', error);
+              return claim();
+            });
           });
         } catch (error) {
           this.failed('Webhook claim failed', error);
@@ -310,7 +326,7 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
   }
 
   private record(delivery: ClaimedDelivery, at: string, result: AttemptResult, final: boolean): void {
-    const { webhookId, position, seq, leaseToken } = delivery;
+    const { webhookId, position, seq, leaseToken, fresh } = delivery;
     const { status, error } = result;
     let state: AttemptOutcome['state'];
     let delayMs = 0;
@@ -328,7 +344,7 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
       delayMs = delay ?? 0;
       kind = delay === null ? 'failed' : 'retry';
     }
-    this.pending.push({ outcome: { webhookId, position, seq, leaseToken, at, status, error, state, delayMs }, webhookId, kind });
+    this.pending.push({ outcome: { webhookId, position, seq, leaseToken, fresh, at, status, error, state, delayMs }, webhookId, kind });
     if (this.pending.length >= FLUSH_BATCH) void this.flush();
     else this.flushTimer ??= setTimeout(() => void this.flush(), FLUSH_DELAY_MS);
   }

@@ -4,7 +4,7 @@ import { arrayLiteral } from '../database/array-literal';
 import { Database } from '../database/database';
 import { PrismaService } from '../database/prisma.service';
 import { Prisma } from '../generated/prisma/client';
-import { type ClaimRow, WEBHOOK_CLAIM, WEBHOOK_COMPLETE, WEBHOOK_FAN_OUT, WEBHOOK_FAN_OUT_HORIZONS, WEBHOOK_FAN_OUT_HORIZONS_WAIT } from './webhooks.statements';
+import { type ClaimRow, WEBHOOK_CLAIM, WEBHOOK_COMPLETE, WEBHOOK_FAN_OUT, WEBHOOK_FAN_OUT_HORIZONS, WEBHOOK_FAN_OUT_HORIZONS_WAIT, WEBHOOK_TAKE_OVER } from './webhooks.statements';
 
 export interface WebhookView {
   id: string;
@@ -35,8 +35,13 @@ export interface DeliveryKey {
 
 /** A delivery taken by one instance for one attempt, with what the attempt needs. */
 export interface ClaimedDelivery extends DeliveryKey {
-  /** The lease of this attempt: its outcome is recorded only while the delivery still holds it. */
+  /** The lease of this attempt: its outcome is recorded only while the delivery (or the fan-out's lease record) still holds it. */
   leaseToken: string;
+  /**
+   * A first attempt under a fan-out lease record (webhook_leases): the delivery has no row yet; its
+   * outcome inserts it. Otherwise the row exists and is leased to this attempt.
+   */
+  fresh: boolean;
   /** Attempts made so far, this one included. */
   attemptCount: number;
   url: string;
@@ -46,12 +51,13 @@ export interface ClaimedDelivery extends DeliveryKey {
 }
 
 /** A row of WEBHOOK_CLAIM or WEBHOOK_FAN_OUT as the worker takes it. */
-function claimed(row: ClaimRow, leaseToken: string): ClaimedDelivery {
+function claimed(row: ClaimRow, leaseToken: string, fresh: boolean): ClaimedDelivery {
   return {
     webhookId: row.webhookId,
     position: row.position,
     seq: row.seq,
     leaseToken,
+    fresh,
     attemptCount: row.attemptCount,
     url: row.url,
     secret: row.secret,
@@ -61,6 +67,8 @@ function claimed(row: ClaimRow, leaseToken: string): ClaimedDelivery {
 
 export interface AttemptOutcome extends DeliveryKey {
   leaseToken: string;
+  /** A first attempt under a fan-out lease record: its row is inserted with this outcome (ClaimedDelivery.fresh). */
+  fresh: boolean;
   /** pending (a retry is scheduled after delayMs), delivered or failed. */
   state: 'pending' | 'delivered' | 'failed';
   delayMs: number;
@@ -202,14 +210,30 @@ export class WebhooksRepository {
     return count > 0;
   }
 
-  /** Newest event first; `before` is the (position, seq) of the last row of the previous page. */
+  /**
+   * Newest event first; `before` is the (position, seq) of the last row of the previous page. A
+   * delivery under way shows as pending, as the contract's states are: a row 'leased' (a retry
+   * being made), and an event of a fan-out lease record whose first attempt has not ended (it has
+   * no row yet: no attempt listed, its next attempt the lease's end, when it is made again if no
+   * outcome is recorded). Each event appears once, at its place in commit order, from the moment
+   * the fan-out took it, as before lease records (docs/events.md, "Deliveries log").
+   */
   async deliveries(webhookId: string, before: { position: bigint; seq: bigint } | null, limit: number): Promise<DeliveryRow[]> {
     const after = before ?? { position: 9223372036854775807n, seq: 9223372036854775807n };
     const rows = await this.prisma.$queryRaw<
       { event_id: string; type: string; state: string; attempts: DeliveryRow['attempts']; next_attempt_at: Date | null; position: bigint; seq: bigint }[]
     >`
-      SELECT event_id::text, type, state, attempts, next_attempt_at, position, seq FROM webhook_deliveries
-      WHERE webhook_id = ${webhookId} AND (position, seq) < (${after.position}::bigint, ${after.seq}::bigint)
+      (SELECT event_id::text, type, CASE WHEN state = 'leased' THEN 'pending' ELSE state END AS state, attempts, next_attempt_at, position, seq
+       FROM webhook_deliveries
+       WHERE webhook_id = ${webhookId} AND (position, seq) < (${after.position}::bigint, ${after.seq}::bigint)
+       ORDER BY position DESC, seq DESC
+       LIMIT ${limit}::int)
+      UNION ALL
+      SELECT e.id::text, e.type, 'pending', '[]'::jsonb, l.expires_at, u.position, u.seq
+      FROM webhook_leases l CROSS JOIN LATERAL unnest(l.positions, l.seqs) AS u(position, seq)
+      JOIN events e ON e.seq = u.seq
+      WHERE l.webhook_id = ${webhookId} AND (u.position, u.seq) < (${after.position}::bigint, ${after.seq}::bigint)
+        AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.webhook_id = l.webhook_id AND d.position = u.position AND d.seq = u.seq)
       ORDER BY position DESC, seq DESC
       LIMIT ${limit}::int`;
     return rows.map((row) => ({
@@ -264,7 +288,7 @@ export class WebhooksRepository {
     for (const row of rows) {
       if (row.seq === null) continue;
       const { url, secret } = webhooks.get(row.webhookId!)!;
-      taken.push(claimed({ webhookId: row.webhookId!, position: row.position!, seq: row.seq, attemptCount: 1, url, secret, eventId: row.eventId, body: row.body }, lease.token));
+      taken.push(claimed({ webhookId: row.webhookId!, position: row.position!, seq: row.seq, attemptCount: 1, url, secret, eventId: row.eventId, body: row.body }, lease.token, true));
     }
     return { read, inserted, taken };
   }
@@ -304,12 +328,21 @@ export class WebhooksRepository {
   }
 
   /**
+   * Takes over the fan-out's lease records whose lease ended (WEBHOOK_TAKE_OVER): their events
+   * without a row get one, leased under the ended lease, which the next claim takes first.
+   */
+  async takeOver(): Promise<{ leases: number; deliveries: number }> {
+    const rows = await this.database.run(WEBHOOK_TAKE_OVER, []);
+    return rows[0] ?? { leases: 0, deliveries: 0 };
+  }
+
+  /**
    * Takes up to `limit` due deliveries for one attempt each, leased for `leaseSeconds`
    * (WEBHOOK_CLAIM, webhooks.statements.ts: SKIP LOCKED, per-contact order, lost attempts logged).
    */
   async claim(owner: string, leaseToken: string, leaseSeconds: number, limit: number): Promise<ClaimedDelivery[]> {
     const rows = await this.database.run(WEBHOOK_CLAIM, [owner, leaseToken, leaseSeconds, limit]);
-    return rows.map((row) => claimed(row, leaseToken));
+    return rows.map((row) => claimed(row, leaseToken, false));
   }
 
   /**
@@ -330,6 +363,7 @@ export class WebhooksRepository {
       arrayLiteral(outcomes.map((o) => o.at)),
       arrayLiteral(outcomes.map((o) => o.status)),
       arrayLiteral(outcomes.map((o) => o.error)),
+      arrayLiteral(outcomes.map((o) => (o.fresh ? 't' : 'f'))),
     ]);
     return rows[0]?.recorded ?? 0;
   }
@@ -355,14 +389,25 @@ export class WebhooksRepository {
     return disabled;
   }
 
-  /** Seconds since the commit of the oldest event still pending for an enabled webhook (0 when none). */
+  /**
+   * Seconds since the commit of the oldest event not yet delivered for an enabled webhook (0 when
+   * none): its delivery pending or leased, or its first attempt under way in a fan-out lease record
+   * (whose events are in commit order: the first is its oldest).
+   */
   async oldestPendingAgeSeconds(): Promise<number> {
     const rows = await this.prisma.$queryRaw<{ age: number | null }[]>`
-      SELECT extract(epoch FROM now() - min(c.committed_at))::float8 AS age
-      FROM webhook_deliveries d
-      JOIN webhooks w ON w.id = d.webhook_id AND w.enabled
-      JOIN event_commits c ON c.organization_id = w.organization_id AND c.position = d.position
-      WHERE d.state = 'pending'`;
+      SELECT extract(epoch FROM now() - min(committed_at))::float8 AS age FROM (
+        SELECT min(c.committed_at) AS committed_at
+        FROM webhook_deliveries d
+        JOIN webhooks w ON w.id = d.webhook_id AND w.enabled
+        JOIN event_commits c ON c.organization_id = w.organization_id AND c.position = d.position
+        WHERE d.state IN ('pending', 'leased')
+        UNION ALL
+        SELECT min(c.committed_at)
+        FROM webhook_leases l
+        JOIN webhooks w ON w.id = l.webhook_id AND w.enabled
+        JOIN event_commits c ON c.organization_id = w.organization_id AND c.position = l.positions[1]
+      ) oldest`;
     return rows[0]?.age ?? 0;
   }
 }

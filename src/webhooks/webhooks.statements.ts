@@ -65,15 +65,17 @@ export interface ClaimRow {
 /**
  * The fan-out's second statement, in a new snapshot: the events up to each organization's horizon
  * ($1 organization ids, $2 their horizons as bigint text) of every enabled webhook that no other
- * instance is taking (SKIP LOCKED), at most $3 per webhook, into deliveries; each webhook's feed
- * position moves past them (a data-modifying CTE runs whether or not it is read).
+ * instance is taking (SKIP LOCKED), at most $3 per webhook; each webhook's feed position moves past
+ * them (a data-modifying CTE runs whether or not it is read).
  *
- * Up to $4 of the new deliveries are inserted already taken for an attempt by owner $5 with lease
- * token $6 for $7 seconds, exactly as WEBHOOK_CLAIM would take them, and come back with what the
- * attempt needs: a fresh delivery is written once before its outcome instead of twice (insert, then
- * the claim's update), and the claim statement is left to the rest (retries, deliveries over $4,
- * and those held by per-contact order). Per-contact order: a delivery is taken here only when its
- * contact has no pending delivery for the webhook, in the table or earlier in this page.
+ * Up to $4 of them are taken at once for their first attempt by owner $5, for $7 seconds: not as
+ * delivery rows but as one lease record per webhook (webhook_leases, token $6) naming them. Their
+ * delivery rows are inserted when their attempts end, with the outcome (WEBHOOK_COMPLETE): a
+ * delivered event is written once, its row in the primary key only (not in the pending indexes).
+ * The rest (over $4, or held by per-contact order) are inserted as pending rows for the claim.
+ * Per-contact order: an event is leased only when its contact has no pending or leased delivery
+ * for the webhook, is in no lease record of the webhook (an attempt under way, or one whose
+ * instance died and is not yet taken over), and has no earlier event in this page.
  *
  * A plain INSERT, no `ON CONFLICT`: the page starts after the webhook's feed position, read from
  * the row this statement holds (FOR NO KEY UPDATE: a concurrent round skips the webhook, a later
@@ -84,10 +86,9 @@ export interface ClaimRow {
  * (23505, a fault line) instead of the row being skipped silently.
  *
  * Returns three kinds of rows, their other columns null: one with how many events were read and
- * how many deliveries inserted; one per webhook with deliveries taken, with its url and secret; one
- * per delivery taken (its attempt count is 1), with its key and event. The url, the secret and the
- * counts were repeated in every delivery's row: five of its ten columns, each parsed by pg in the
- * service (docs/performance.md, "Webhook delivery, seventh pass").
+ * how many delivery rows inserted (for the claim); one per webhook with events leased, with its url
+ * and secret; one per event leased, with its key and event (docs/performance.md, "Webhook delivery,
+ * seventh pass").
  */
 export const WEBHOOK_FAN_OUT = defineStatement<{ read: number | null; inserted: number | null } & { [K in Exclude<keyof ClaimRow, 'attemptCount'>]: ClaimRow[K] | null }>({
   name: 'webhooks.fan-out',
@@ -107,24 +108,30 @@ export const WEBHOOK_FAN_OUT = defineStatement<{ read: number | null; inserted: 
           ORDER BY c.position, e.seq
           LIMIT $3::int
         ) ev
+      ), held AS MATERIALIZED (
+        SELECT l.webhook_id, u.contact_id FROM webhook_leases l CROSS JOIN LATERAL unnest(l.contact_ids) AS u(contact_id)
+        WHERE l.webhook_id IN (SELECT id FROM w) AND u.contact_id IS NOT NULL
       ), wanted AS (
         SELECT p.webhook_id, p.position, p.seq, p.event_id, p.type, p.contact_id,
           p.contact_id IS NULL OR (row_number() OVER (PARTITION BY p.webhook_id, p.contact_id ORDER BY p.position, p.seq) = 1
             AND NOT EXISTS (SELECT 1 FROM webhook_deliveries q
-                            WHERE q.webhook_id = p.webhook_id AND q.contact_id = p.contact_id AND q.state = 'pending')) AS free
+                            WHERE q.webhook_id = p.webhook_id AND q.contact_id = p.contact_id AND q.state IN ('pending', 'leased'))
+            -- a hashed subplan: the lease records' contacts read once per statement, not once per event
+            AND (p.webhook_id, p.contact_id) NOT IN (SELECT webhook_id, contact_id FROM held)) AS free
         FROM page p WHERE p.type = ANY(p.types)
       ), taken AS (
         SELECT *, free AND count(*) FILTER (WHERE free) OVER (ORDER BY position, seq, webhook_id ROWS UNBOUNDED PRECEDING) <= $4::int AS leased
         FROM wanted
+      ), lease AS (
+        INSERT INTO webhook_leases (webhook_id, token, leased_by, leased_at, expires_at, positions, seqs, contact_ids, open)
+        SELECT webhook_id, $6::text, $5::text, now(), now() + make_interval(secs => $7::int),
+          array_agg(position ORDER BY position, seq), array_agg(seq ORDER BY position, seq),
+          array_agg(contact_id ORDER BY position, seq) FILTER (WHERE contact_id IS NOT NULL), count(*)::int
+        FROM taken WHERE leased GROUP BY webhook_id
       ), ins AS (
-        INSERT INTO webhook_deliveries (webhook_id, event_seq, event_id, type, contact_id, position, seq,
-          attempt_count, next_attempt_at, lease_token, leased_at, leased_by)
-        SELECT webhook_id, seq, event_id, type, contact_id, position, seq,
-          CASE WHEN leased THEN 1 ELSE 0 END,
-          CASE WHEN leased THEN now() + make_interval(secs => $7::int) ELSE now() END,
-          CASE WHEN leased THEN $6::text END, CASE WHEN leased THEN now() END, CASE WHEN leased THEN $5::text END
-        FROM taken
-        RETURNING webhook_id, position, seq, attempt_count, lease_token
+        INSERT INTO webhook_deliveries (webhook_id, event_seq, event_id, type, contact_id, position, seq)
+        SELECT webhook_id, seq, event_id, type, contact_id, position, seq FROM taken WHERE NOT leased
+        RETURNING 1
       ), last AS (
         SELECT DISTINCT ON (webhook_id) webhook_id, position, seq FROM page ORDER BY webhook_id, position DESC, seq DESC
       ), moved AS (
@@ -134,46 +141,102 @@ export const WEBHOOK_FAN_OUT = defineStatement<{ read: number | null; inserted: 
         NULL::text AS "eventId", NULL::text AS body
       FROM (SELECT (SELECT count(*) FROM page)::int AS read, (SELECT count(*) FROM ins)::int AS inserted) n
       UNION ALL
-      SELECT NULL, NULL, w.id, w.url, w.secret, NULL, NULL, NULL, NULL FROM w WHERE w.id IN (SELECT webhook_id FROM ins WHERE lease_token IS NOT NULL)
+      SELECT NULL, NULL, w.id, w.url, w.secret, NULL, NULL, NULL, NULL FROM w WHERE w.id IN (SELECT webhook_id FROM taken WHERE leased)
       UNION ALL
       SELECT NULL, NULL, t.webhook_id, NULL, NULL, t.position::text, t.seq::text, ${publicEventIdSql('e.id')}, e.body
-      FROM ins t JOIN events e ON e.seq = t.seq WHERE t.lease_token IS NOT NULL`,
+      FROM taken t JOIN events e ON e.seq = t.seq WHERE t.leased`,
   columns: ['read', 'inserted', 'webhookId', 'url', 'secret', 'position', 'seq', 'eventId', 'body'],
   sample: () => [[], [], 1, 0, 'warm-up', 'warm-up', 30],
 });
 
 /**
+ * Takes over up to 8 lease records of the fan-out whose lease ended (their instance died mid-attempt:
+ * expires_at passed; SKIP LOCKED on the record) of enabled webhooks: each record goes, and each of
+ * its events without a delivery row gets one, 'leased' under the dead lease, already ended (its
+ * owner, token and times), attempt 1: the claim then takes it first, as any ended lease, and logs
+ * the lost attempt. Run by the claim loop at most once a second (WEBHOOK_TAKE_OVER_EVERY_MS in the
+ * worker), not at every claim: it is three steps that an idle claim would plan every poll for
+ * nothing. `ON CONFLICT DO NOTHING`: a row the record's owner inserted with its outcome just before
+ * (committed after this statement's snapshot) is left as it is; this is not the hot path.
+ * Returns how many records and deliveries were taken over.
+ */
+export const WEBHOOK_TAKE_OVER = defineStatement<{ leases: number; deliveries: number }>({
+  name: 'webhooks.take-over',
+  text: `WITH dead AS (
+        DELETE FROM webhook_leases l USING (
+          SELECT x.webhook_id, x.token FROM webhook_leases x JOIN webhooks w ON w.id = x.webhook_id
+          WHERE x.expires_at <= now() AND w.enabled
+          ORDER BY x.expires_at
+          LIMIT 8
+          FOR UPDATE OF x SKIP LOCKED
+        ) x
+        WHERE l.webhook_id = x.webhook_id AND l.token = x.token
+        RETURNING l.webhook_id, l.token, l.leased_at, l.leased_by, l.expires_at, l.positions, l.seqs
+      ), revived AS (
+        INSERT INTO webhook_deliveries (webhook_id, event_seq, event_id, type, contact_id, position, seq, state,
+          attempt_count, next_attempt_at, lease_token, leased_at, leased_by)
+        SELECT d.webhook_id, u.seq, e.id, e.type, e.contact_id, u.position, u.seq, 'leased', 1, d.expires_at, d.token, d.leased_at, d.leased_by
+        FROM dead d CROSS JOIN LATERAL unnest(d.positions, d.seqs) AS u(position, seq)
+        JOIN events e ON e.seq = u.seq
+        ON CONFLICT (webhook_id, position, seq) DO NOTHING
+        RETURNING 1
+      )
+      SELECT (SELECT count(*) FROM dead)::int AS leases, (SELECT count(*) FROM revived)::int AS deliveries`,
+  columns: ['leases', 'deliveries'],
+  sample: () => [],
+});
+
+/**
  * Takes up to $4 due deliveries for one attempt each (SKIP LOCKED: two instances never take the
- * same one), for owner $1 with lease token $2. Taking one pushes its next_attempt_at $3 seconds
- * ahead: that is its lease. An instance that dies mid-attempt leaves it due again when the lease
- * ends, and the next taker logs the lost attempt. A delivery waits while an earlier event of the
- * same contact is pending for the same webhook (per-contact commit order).
+ * same one), for owner $1 with lease token $2. Taking one makes it 'leased' and pushes its
+ * next_attempt_at $3 seconds ahead: that is its lease. An instance that dies mid-attempt leaves it
+ * leased with a lease that ends (a first attempt's lease record gets its rows so: WEBHOOK_TAKE_OVER);
+ * every claim takes those first (the leased index holds only attempts under way, in the order
+ * their leases end), then the due pending ones in next_attempt_at order, and logs the lost attempt:
+ * a lost attempt is retried within a lease and a poll, not after the backlog of due deliveries
+ * older than its lease's end (contract 14, "within a minute"). A pending row waits while an earlier
+ * event of the same contact is pending or leased for the same webhook, or is in one of its lease
+ * records (per-contact commit order).
  */
 export const WEBHOOK_CLAIM = defineStatement<ClaimRow>({
   name: 'webhooks.claim',
-  text: `WITH due AS (
+  text: `WITH held AS MATERIALIZED (
+        SELECT l.webhook_id, u.contact_id FROM webhook_leases l CROSS JOIN LATERAL unnest(l.contact_ids) AS u(contact_id)
+        WHERE u.contact_id IS NOT NULL
+      ), expired AS (
         SELECT d.webhook_id, d.position, d.seq, d.event_seq FROM webhook_deliveries d
         JOIN webhooks w ON w.id = d.webhook_id
-        WHERE d.state = 'pending' AND d.next_attempt_at <= now() AND w.enabled
-          AND (d.contact_id IS NULL OR NOT EXISTS (
-            SELECT 1 FROM webhook_deliveries p
-            WHERE p.webhook_id = d.webhook_id AND p.contact_id = d.contact_id AND p.state = 'pending'
-              AND (p.position, p.seq) < (d.position, d.seq)))
+        WHERE d.state = 'leased' AND d.next_attempt_at <= now() AND w.enabled
         ORDER BY d.next_attempt_at
         LIMIT $4::int
         FOR UPDATE OF d SKIP LOCKED
+      ), due AS (
+        SELECT d.webhook_id, d.position, d.seq, d.event_seq FROM webhook_deliveries d
+        JOIN webhooks w ON w.id = d.webhook_id
+        WHERE d.state = 'pending' AND d.next_attempt_at <= now() AND w.enabled
+          AND (d.contact_id IS NULL OR (NOT EXISTS (
+            SELECT 1 FROM webhook_deliveries p
+            WHERE p.webhook_id = d.webhook_id AND p.contact_id = d.contact_id AND p.state IN ('pending', 'leased')
+              AND (p.position, p.seq) < (d.position, d.seq))
+            -- a hashed subplan, as in the fan-out: the lease records' contacts read once per statement
+            AND (d.webhook_id, d.contact_id) NOT IN (SELECT webhook_id, contact_id FROM held)))
+        ORDER BY d.next_attempt_at
+        LIMIT $4::int - (SELECT count(*) FROM expired)
+        FOR UPDATE OF d SKIP LOCKED
+      ), taken AS (
+        SELECT * FROM expired UNION ALL SELECT * FROM due
       )
       UPDATE webhook_deliveries d SET
         attempts = CASE WHEN d.lease_token IS NULL THEN d.attempts ELSE d.attempts || jsonb_build_array(jsonb_build_object(
           'at', ${isoTimeSql('d.leased_at')}, 'status', NULL,
           'error', 'no answer recorded: the instance making the attempt stopped')) END,
-        attempt_count = d.attempt_count + 1,
+        attempt_count = d.attempt_count + 1, state = 'leased',
         lease_token = $2::text, leased_at = now(), leased_by = $1::text,
         next_attempt_at = now() + make_interval(secs => $3::int)
-      FROM due
-      JOIN webhooks w ON w.id = due.webhook_id
-      LEFT JOIN events e ON e.seq = due.event_seq
-      WHERE d.webhook_id = due.webhook_id AND d.position = due.position AND d.seq = due.seq
+      FROM taken
+      JOIN webhooks w ON w.id = taken.webhook_id
+      LEFT JOIN events e ON e.seq = taken.event_seq
+      WHERE d.webhook_id = taken.webhook_id AND d.position = taken.position AND d.seq = taken.seq
       RETURNING d.position::text AS position, d.seq::text AS seq, d.webhook_id AS "webhookId", d.attempt_count AS "attemptCount", w.url, w.secret,
         ${publicEventIdSql('e.id')} AS "eventId", e.body`,
   columns: ['position', 'seq', 'webhookId', 'attemptCount', 'url', 'secret', 'eventId', 'body'],
@@ -181,33 +244,64 @@ export const WEBHOOK_CLAIM = defineStatement<ClaimRow>({
 });
 
 /**
- * Records a batch of attempts in one statement, each only where its lease ($2) is still the one
- * it was taken with (a lease taken over is the taker's to record), each at most once (a delivery
- * appears once per batch). Arrays, one element per attempt: the delivery's key ($1 webhook ids,
- * $2 positions, $3 seqs), $4 lease tokens, $5 states (pending: a retry after $6 ms; delivered;
- * failed), $7 when the attempt began, $8 HTTP status, $9 error. A delivered attempt also ends its webhook's failing streak (failing_since), in
- * the same statement: the common case, a webhook that is not failing, writes nothing there.
- * Returns how many were recorded (one row: not a row per attempt to send and parse).
+ * Records a batch of attempts in one statement. Arrays, one element per attempt: the delivery's
+ * key ($1 webhook ids, $2 positions, $3 seqs), $4 lease tokens, $5 states (pending: a retry after
+ * $6 ms; delivered; failed), $7 when the attempt began, $8 HTTP status, $9 error, $10 whether it
+ * was a first attempt under a fan-out lease record (true) or under a delivery row's lease (false).
+ * - First attempts: their delivery rows are inserted now, with the outcome (attempt 1), where the
+ *   lease record (webhook, token) is still there (one taken over is the taker's to record); the
+ *   record's count of events without a row goes down by the batch's, and the record goes when
+ *   none is left (a record is updated or deleted, once per batch). Each is recorded at most once (a
+ *   first attempt appears in one batch); its row is new (the record names events with no row).
+ * - Other attempts: each row is updated only where its lease ($4) is still the one it was taken
+ *   with (a lease taken over is the taker's to record), each at most once.
+ * A delivered attempt also ends its webhook's failing streak (failing_since), in the same statement:
+ * the common case, a webhook that is not failing, writes nothing there. Returns how many were
+ * recorded (one row: not a row per attempt to send and parse).
  */
 export const WEBHOOK_COMPLETE = defineStatement<{ recorded: number }>({
   name: 'webhooks.complete',
-  text: `WITH done AS (
+  text: `WITH r AS (
+        SELECT * FROM unnest($1::text[], $2::bigint[], $3::bigint[], $4::text[], $5::text[], $6::float8[], $7::text[], $8::int[], $9::text[], $10::boolean[])
+          AS r(webhook_id, position, seq, lease_token, state, delay_ms, at, status, error, fresh)
+      ), done AS (
         UPDATE webhook_deliveries d SET
           state = r.state,
           next_attempt_at = CASE WHEN r.state = 'pending' THEN now() + make_interval(secs => r.delay_ms / 1000.0) ELSE NULL END,
           attempts = d.attempts || jsonb_build_array(jsonb_build_object('at', r.at, 'status', r.status, 'error', r.error)),
           lease_token = NULL, leased_at = NULL
-        FROM unnest($1::text[], $2::bigint[], $3::bigint[], $4::text[], $5::text[], $6::float8[], $7::text[], $8::int[], $9::text[])
-          AS r(webhook_id, position, seq, lease_token, state, delay_ms, at, status, error)
-        WHERE d.webhook_id = r.webhook_id AND d.position = r.position AND d.seq = r.seq AND d.lease_token = r.lease_token
+        FROM r
+        WHERE NOT r.fresh AND d.webhook_id = r.webhook_id AND d.position = r.position AND d.seq = r.seq AND d.state = 'leased' AND d.lease_token = r.lease_token
         RETURNING d.webhook_id, r.state
+      ), n AS (
+        SELECT webhook_id, lease_token, count(*)::int AS n FROM r WHERE r.fresh GROUP BY webhook_id, lease_token
+      ), kept AS (
+        UPDATE webhook_leases l SET open = l.open - n.n FROM n
+        WHERE l.webhook_id = n.webhook_id AND l.token = n.lease_token AND l.open > n.n
+        RETURNING l.webhook_id, l.token, l.leased_at, l.leased_by
+      ), ended AS (
+        DELETE FROM webhook_leases l USING n
+        WHERE l.webhook_id = n.webhook_id AND l.token = n.lease_token AND l.open <= n.n
+        RETURNING l.webhook_id, l.token, l.leased_at, l.leased_by
+      ), ins AS (
+        INSERT INTO webhook_deliveries (webhook_id, event_seq, event_id, type, contact_id, position, seq, state,
+          attempt_count, attempts, next_attempt_at, leased_at, leased_by)
+        SELECT r.webhook_id, r.seq, e.id, e.type, e.contact_id, r.position, r.seq, r.state,
+          1, jsonb_build_array(jsonb_build_object('at', r.at, 'status', r.status, 'error', r.error)),
+          CASE WHEN r.state = 'pending' THEN now() + make_interval(secs => r.delay_ms / 1000.0) END, l.leased_at, l.leased_by
+        FROM r
+        JOIN (SELECT * FROM kept UNION ALL SELECT * FROM ended) l ON l.webhook_id = r.webhook_id AND l.token = r.lease_token
+        JOIN events e ON e.seq = r.seq
+        WHERE r.fresh
+        RETURNING webhook_id, state
       ), healthy AS (
         UPDATE webhooks SET failing_since = NULL
-        WHERE id IN (SELECT webhook_id FROM done WHERE state = 'delivered') AND failing_since IS NOT NULL
+        WHERE id IN (SELECT webhook_id FROM done WHERE state = 'delivered' UNION ALL SELECT webhook_id FROM ins WHERE state = 'delivered')
+          AND failing_since IS NOT NULL
       )
-      SELECT count(*)::int AS recorded FROM done`,
+      SELECT ((SELECT count(*) FROM done) + (SELECT count(*) FROM ins))::int AS recorded`,
   columns: ['recorded'],
-  sample: () => [[], [], [], [], [], [], [], [], []],
+  sample: () => [[], [], [], [], [], [], [], [], [], []],
 });
 
-export const WEBHOOKS_STATEMENTS = [WEBHOOK_FAN_OUT_HORIZONS, WEBHOOK_FAN_OUT_HORIZONS_WAIT, WEBHOOK_FAN_OUT, WEBHOOK_CLAIM, WEBHOOK_COMPLETE];
+export const WEBHOOKS_STATEMENTS = [WEBHOOK_FAN_OUT_HORIZONS, WEBHOOK_FAN_OUT_HORIZONS_WAIT, WEBHOOK_FAN_OUT, WEBHOOK_TAKE_OVER, WEBHOOK_CLAIM, WEBHOOK_COMPLETE];

@@ -198,7 +198,7 @@ describe('the fan-out takes fresh deliveries for their first attempt (worker off
   });
   afterAll(() => t.close());
 
-  it('takes at most the free slots, never a later event of a contact pending earlier (in the table or the page); the rest wait', async () => {
+  it('takes at most the free slots, never a later event of a contact pending earlier (in the table, a lease record or the page); the rest wait', async () => {
     const org = await Org.create(t);
     const key = await adminKey(org);
     const created = await t.http().post('/api/v2/webhooks').set('Authorization', `Bearer ${key}`).send({ url: 'http://127.0.0.1:9/hook' });
@@ -216,12 +216,19 @@ describe('the fan-out takes fresh deliveries for their first attempt (worker off
       return { inserted, taken: taken.map((d) => { const c = (JSON.parse(d.event?.body ?? '{}') as { data: { contact: { id: string; n: number } } }).data.contact; return `${c.id}${c.n}`; }) };
     };
     await record([['r', 1], ['r', 2], ['s', 1], ['u', 1]]);
-    // r2 waits for r1 (same page); of r1, s1, u1 two slots take the first two.
-    expect(await fanOut(2)).toEqual({ inserted: 4, taken: ['r1', 's1'] });
-    await record([['r', 3], ['v', 1]]);
-    // r3 waits: r1 and r2 are pending in the table.
+    // r2 waits for r1 (same page); of r1, s1, u1 two slots take the first two (in a lease record, no row); r2 and u1 are inserted for the claim.
+    expect(await fanOut(2)).toEqual({ inserted: 2, taken: ['r1', 's1'] });
+    // The deliveries log shows all four pending, newest first: the two under way (no row yet) with no attempt and their lease's end.
+    const log = await t.http().get(`/api/v2/webhooks/${created.body.webhook.id as string}/deliveries`).set('Authorization', `Bearer ${key}`);
+    expect(log.status).toBe(200);
+    expect(log.body.deliveries.map((d: { eventId: string; state: string; attempts: unknown[]; nextAttemptAt: string | null }) => [d.state, d.attempts.length, d.nextAttemptAt !== null])).toEqual(
+      Array.from({ length: 4 }, () => ['pending', 0, true]),
+    );
+    expect(new Set(log.body.deliveries.map((d: { eventId: string }) => d.eventId)).size).toBe(4);
+    await record([['r', 3], ['v', 1], ['s', 2]]);
+    // r3 waits: r1 is under way (the lease record) and r2 pending in the table; s2 waits for s1 (the lease record).
     expect(await fanOut(10)).toEqual({ inserted: 2, taken: ['v1'] });
-    // What was not taken is the claim's, in order: u1 now, r2 only after r1 is recorded.
+    // What was not taken is the claim's, in order: u1 now, r2 and s2 only after r1 and s1 are recorded.
     const claimed = await repository.claim('test', 'c', 30, 10);
     expect(claimed.map((d) => (JSON.parse(d.event?.body ?? '{}') as { data: { contact: { id: string } } }).data.contact.id)).toEqual(['u']);
   });
@@ -259,12 +266,17 @@ describe('the fan-out takes fresh deliveries for their first attempt (worker off
     expect((await repository.fanOut(1000, lease('h3'))).read).toBe(1);
   });
 
-  it('a delivery is named by its key, the primary key (webhook_id, position, seq): no surrogate id, three indexes in all (one written at its outcome)', async () => {
+  it('a delivery is named by its key, the primary key (webhook_id, position, seq): no surrogate id, four indexes in all, three of them partial (one written at its outcome)', async () => {
     const indexes = await t.prisma.$queryRawUnsafe<{ name: string; def: string }[]>(
       `SELECT indexrelid::regclass::text AS name, pg_get_indexdef(indexrelid) AS def FROM pg_index WHERE indrelid = 'webhook_deliveries'::regclass ORDER BY 1`,
     );
-    expect(indexes.map((i) => i.name)).toEqual(['webhook_deliveries_pending_contact_idx', 'webhook_deliveries_pending_next_attempt_at_idx', 'webhook_deliveries_pkey']);
-    expect(indexes[2].def).toContain('(webhook_id, "position", seq)');
+    expect(indexes.map((i) => i.name)).toEqual([
+      'webhook_deliveries_leased_next_attempt_at_idx',
+      'webhook_deliveries_pending_contact_idx',
+      'webhook_deliveries_pending_next_attempt_at_idx',
+      'webhook_deliveries_pkey',
+    ]);
+    expect(indexes[3].def).toContain('(webhook_id, "position", seq)');
     const id = await t.prisma.$queryRawUnsafe<unknown[]>(`SELECT 1 FROM information_schema.columns WHERE table_name = 'webhook_deliveries' AND column_name = 'id'`);
     expect(id).toEqual([]);
   });
@@ -320,7 +332,7 @@ describe('the fan-out waits for attempt slots instead of leaving its page to the
     await t.close();
   });
 
-  it('40 events of one commit with 8 slots: every delivery is inserted leased and written once more, with its outcome', async () => {
+  it('40 events of one commit with 8 slots: every delivery is written once, inserted with its outcome (no update); the lease records are gone', async () => {
     const org = await Org.create(t);
     const key = await adminKey(org);
     const created = await t.http().post('/api/v2/webhooks').set('Authorization', `Bearer ${key}`).set('Content-Type', 'application/json').send({ url: r.url });
@@ -332,9 +344,14 @@ describe('the fan-out waits for attempt slots instead of leaving its page to the
       return rows[0].n === 40;
     });
     expect(r.received).toHaveLength(40);
-    // One update per delivery (its outcome). A page left to the claim is written a third time (the claim's lease).
-    const writes = await t.prisma.$queryRawUnsafe<{ n: number; ids: number }[]>('SELECT count(*)::int AS n, count(DISTINCT seq)::int AS ids FROM test_delivery_updates');
-    expect(writes[0]).toEqual({ n: 40, ids: 40 });
+    // No update: each row is inserted once, with its outcome (a page left to the claim would be inserted pending and updated twice: lease, outcome).
+    const writes = await t.prisma.$queryRawUnsafe<{ n: number }[]>('SELECT count(*)::int AS n FROM test_delivery_updates');
+    expect(writes[0]).toEqual({ n: 0 });
+    const rows = await t.prisma.$queryRawUnsafe<{ n: number; once: number }[]>(
+      `SELECT count(*)::int AS n, count(*) FILTER (WHERE attempt_count = 1 AND jsonb_array_length(attempts) = 1 AND leased_by IS NOT NULL AND lease_token IS NULL)::int AS once FROM webhook_deliveries`,
+    );
+    expect(rows[0]).toEqual({ n: 40, once: 40 });
+    await waitUntil('no lease record left', async () => (await t.prisma.webhookLease.count()) === 0);
   });
 });
 
@@ -371,5 +388,122 @@ describe('webhook addresses with a hostile resolver (WEBHOOK_ALLOW_INSECURE unse
     const delivery = (await t.http().get(path).set('Authorization', `Bearer ${key}`)).body.deliveries[0];
     expect(delivery).toMatchObject({ state: 'pending', attempts: [{ status: null, error: expect.stringMatching(/non-public/) }] });
     expect(receiver.received).toHaveLength(0);
+  });
+});
+
+describe('a lost attempt is retried before a backlog of due deliveries (contract 14: "retried by another within a minute")', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    // No worker: the test takes the deliveries itself, as two instances would (one of them dies).
+    t = await createTestApp({ IP_RATE_LIMIT: '1000000', ORG_RATE_LIMIT: '100000', WEBHOOK_ALLOW_INSECURE: 'true', WEBHOOK_DELIVERY: 'false' });
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  async function backlogSetup() {
+    const org = await Org.create(t);
+    const key = await adminKey(org);
+    const created = await t.http().post('/api/v2/webhooks').set('Authorization', `Bearer ${key}`).send({ url: 'http://127.0.0.1:9/hook' });
+    expect(created.status).toBe(201);
+    const webhookId = created.body.webhook.id as string;
+    const event = (contactId: string) => ({ organizationId: org.id, type: 'contact.created', contactId, email: `${contactId}@example.com`, data: { contact: { id: contactId } } }) as unknown as NewEvent;
+    const record = (contactIds: string[]) => t.prisma.$transaction((tx) => t.app.get(EventsRepository).record(tx, contactIds.map(event)));
+    const backlog = async () => {
+      // 60 events due, each older (next_attempt_at) than the end of the lost lease.
+      await record(Array.from({ length: 60 }, (_, i) => `b${i}`));
+      expect(await repository().fanOut(1000, { owner: 'other', token: 'o1', seconds: 30, limit: 0 })).toMatchObject({ read: 60, inserted: 60 });
+      await t.prisma.$executeRaw`UPDATE webhook_deliveries SET next_attempt_at = next_attempt_at - interval '1 minute' WHERE webhook_id = ${webhookId} AND state = 'pending'`;
+    };
+    const log = async () => {
+      const answer = await t.http().get(`/api/v2/webhooks/${webhookId}/deliveries?limit=100`).set('Authorization', `Bearer ${key}`);
+      expect(answer.status).toBe(200);
+      return answer.body.deliveries as { state: string; attempts: { error: string | null }[] }[];
+    };
+    return { webhookId, record, backlog, log };
+  }
+  const repository = () => t.app.get(WebhooksRepository);
+  const contactOf = (d: { event: { body: string } | null }) => (JSON.parse(d.event?.body ?? '{}') as { data: { contact: { id: string } } }).data.contact.id;
+  const LOST = 'no answer recorded: the instance making the attempt stopped';
+  /** The claim takes due deliveries of every webhook: what a test leaves due would be the next test's. */
+  const drop = (id: string) => t.prisma.$transaction([t.prisma.webhook.delete({ where: { id } }), t.prisma.webhookDelivery.deleteMany({ where: { webhookId: id } })]);
+
+  it("a first attempt's lease record whose instance died, with 60 deliveries due: taken over, the next claim takes it first, logging the lost attempt", async () => {
+    const { webhookId, record, backlog, log } = await backlogSetup();
+    await record(['lost']);
+    // The dying instance takes the first event for its attempt (a lease record of 1 s) and never records it.
+    const taken = await repository().fanOut(1000, { owner: 'dead', token: 'dead-lease', seconds: 1, limit: 1 });
+    expect(taken.taken).toHaveLength(1);
+    await backlog();
+    await waitUntil('the lease ended', async () => (await t.prisma.$queryRaw<{ ended: boolean }[]>`SELECT now() > expires_at AS ended FROM webhook_leases WHERE token = 'dead-lease'`)[0].ended);
+    // Another instance's claim loop: the take-over (at most once a second), then a claim with room for 10 attempts: the lost one is among them, not after the 60.
+    expect(await repository().takeOver()).toEqual({ leases: 1, deliveries: 1 });
+    const claimed = await repository().claim('alive', 'a1', 30, 10);
+    expect(claimed).toHaveLength(10);
+    const retried = claimed.filter((d) => contactOf(d) === 'lost');
+    expect(retried).toHaveLength(1);
+    expect(retried[0]).toMatchObject({ attemptCount: 2, fresh: false });
+    expect(await t.prisma.webhookLease.count({ where: { webhookId } })).toBe(0);
+    const [lost] = await t.prisma.$queryRaw<{ attempts: { error: string | null }[]; leased_by: string; state: string }[]>`
+      SELECT attempts, leased_by, state FROM webhook_deliveries WHERE webhook_id = ${webhookId} AND contact_id = 'lost'`;
+    expect(lost).toMatchObject({ state: 'leased', leased_by: 'alive', attempts: [{ error: LOST }] });
+    // The log shows it pending (an attempt under way), with the contract's states only.
+    expect(new Set((await log()).map((d) => d.state))).toEqual(new Set(['pending']));
+    await drop(webhookId);
+  });
+
+  it('a retry claimed by an instance that died, with 60 deliveries due: the next claim takes its ended lease first, logging the lost attempt', async () => {
+    const { webhookId, record, backlog, log } = await backlogSetup();
+    await record(['lost']);
+    // Its first attempt is left to the claim (no slot at the fan-out), and the dying instance claims it for 1 s.
+    expect(await repository().fanOut(1000, { owner: 'x', token: 'x1', seconds: 30, limit: 0 })).toMatchObject({ read: 1, inserted: 1 });
+    const dying = await repository().claim('dead', 'dead-lease', 1, 1);
+    expect(dying.map(contactOf)).toEqual(['lost']);
+    await backlog();
+    await waitUntil('the lease ended', async () => (await t.prisma.$queryRaw<{ ended: boolean }[]>`SELECT now() > next_attempt_at AS ended FROM webhook_deliveries WHERE lease_token = 'dead-lease'`)[0].ended);
+    const claimed = await repository().claim('alive', 'a1', 30, 10);
+    expect(claimed).toHaveLength(10);
+    const retried = claimed.filter((d) => contactOf(d) === 'lost');
+    expect(retried).toHaveLength(1);
+    expect(retried[0].attemptCount).toBe(2);
+    const [lost] = await t.prisma.$queryRaw<{ attempts: { error: string | null }[]; leased_by: string }[]>`
+      SELECT attempts, leased_by FROM webhook_deliveries WHERE webhook_id = ${webhookId} AND contact_id = 'lost'`;
+    expect(lost).toMatchObject({ leased_by: 'alive', attempts: [{ error: LOST }] });
+    expect(new Set((await log()).map((d) => d.state))).toEqual(new Set(['pending']));
+    await drop(webhookId);
+  });
+
+  it('a dead lease record with more events than the claim has slots: each gets its row, leased under the ended lease, and the claims take them first; none is lost', async () => {
+    const { webhookId, record } = await backlogSetup();
+    await record(['d1', 'd2', 'd3']);
+    expect((await repository().fanOut(1000, { owner: 'dead', token: 'dead-3', seconds: 1, limit: 3 })).taken).toHaveLength(3);
+    await waitUntil('the lease ended', async () => (await t.prisma.$queryRaw<{ ended: boolean }[]>`SELECT now() > expires_at AS ended FROM webhook_leases WHERE token = 'dead-3'`)[0].ended);
+    expect(await repository().takeOver()).toEqual({ leases: 1, deliveries: 3 });
+    expect(await t.prisma.webhookLease.count({ where: { webhookId } })).toBe(0);
+    const first = await repository().claim('alive', 'a1', 30, 1);
+    expect(first.map((d) => d.attemptCount)).toEqual([2]);
+    const rows = await t.prisma.$queryRaw<{ contact_id: string; state: string; lease_token: string }[]>`
+      SELECT contact_id, state, lease_token FROM webhook_deliveries WHERE webhook_id = ${webhookId} ORDER BY lease_token, contact_id`;
+    expect(rows.map((r) => [r.state, r.lease_token])).toEqual([['leased', 'a1'], ['leased', 'dead-3'], ['leased', 'dead-3']]);
+    const next = await repository().claim('alive', 'a2', 30, 10);
+    expect([...first, ...next].map((d) => [contactOf(d), d.attemptCount]).sort()).toEqual([['d1', 2], ['d2', 2], ['d3', 2]]);
+    const logged = await t.prisma.$queryRaw<{ attempts: { error: string | null }[] }[]>`SELECT attempts FROM webhook_deliveries WHERE webhook_id = ${webhookId} ORDER BY seq`;
+    expect(logged.map((r) => r.attempts)).toEqual(Array.from({ length: 3 }, () => [{ at: expect.any(String), status: null, error: LOST }]));
+    await drop(webhookId);
+  });
+
+  it('an outcome whose lease record is gone (webhook deleted, or taken over) writes nothing; the webhook DELETE removes its lease records', async () => {
+    const { webhookId, record } = await backlogSetup();
+    await record(['g1']);
+    const { taken } = await repository().fanOut(1000, { owner: 'me', token: 'gone', seconds: 30, limit: 1 });
+    expect(taken).toHaveLength(1);
+    await drop(webhookId);
+    expect(await t.prisma.webhookLease.count({ where: { token: 'gone' } })).toBe(0);
+    const [d] = taken;
+    const recorded = await repository().complete([
+      { webhookId: d.webhookId, position: d.position, seq: d.seq, leaseToken: d.leaseToken, fresh: true, state: 'delivered', delayMs: 0, at: new Date().toISOString(), status: 200, error: null },
+    ]);
+    expect(recorded).toBe(0);
+    expect(await t.prisma.webhookDelivery.count({ where: { webhookId } })).toBe(0);
   });
 });

@@ -105,7 +105,14 @@ describe('three instances share webhook delivery', () => {
       await writeEvents(orgId, 50, 5);
       await waitUntil('the held request', () => receiver.received.length >= 1, 20_000);
       const heldId = receiver.received[0].headers['webhook-id'] as string;
-      const { rows } = await pg.query(`SELECT leased_by FROM webhook_deliveries WHERE webhook_id = $1 AND 'evt_' || replace(event_id::text, '-', '') = $2`, [webhookId, heldId]);
+      // A first attempt is named by the fan-out's lease record (its row is written with its outcome), a retry by its row.
+      const { rows } = await pg.query(
+        `SELECT leased_by FROM webhook_deliveries WHERE webhook_id = $1 AND 'evt_' || replace(event_id::text, '-', '') = $2
+         UNION ALL
+         SELECT l.leased_by FROM webhook_leases l JOIN events e ON e.seq = ANY(l.seqs) WHERE l.webhook_id = $1 AND 'evt_' || replace(e.id::text, '-', '') = $2`,
+        [webhookId, heldId],
+      );
+      expect(rows).toHaveLength(1);
       const pid = Number(String(rows[0].leased_by).split(':')[1]);
       const victim = instances.find(({ service }) => service.child.pid === pid);
       expect(victim).toBeDefined();
