@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { connect } from 'node:net';
 import { FaultDatabase } from '../faults/fault-database';
 import { createTestDatabase, type TestDatabase } from '../utils/test-database';
@@ -110,6 +111,29 @@ describe('request and fault logs of node dist/main.js', () => {
       }
       expect(service.output()).not.toMatch(/request aborted/);
       expect(service.output()).not.toMatch(/"stack"/);
+    });
+
+    it('refused by the per-IP limit, before routing (429): one line each, with the status, the path masked', async () => {
+      const port = await freePort();
+      // Its own counters (CI's REDIS_URL is shared by the suite's files).
+      started = startService({ DATABASE_URL: database.url, PORT: String(port), IP_RATE_LIMIT: '1', REDIS_KEY_PREFIX: `request-logs-${randomUUID()}:` });
+      const service = started;
+      await waitUntil('the service listens', () => service.output().includes('listening') && isListening(port), 90_000);
+
+      const counted = await exchange(port, 'GET /api/v2/lists HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+      const limited = [
+        await exchange(port, 'GET /api/v2/contacts/ada%40example.com HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n'),
+        await exchange(port, 'GET /api/v2/csk_pasted_key/lists HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n'),
+        await exchange(port, 'POST /api/v2/contacts HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}'),
+      ];
+      expect([counted.status, ...limited.map((e) => e.status)]).toEqual([401, 429, 429, 429]);
+
+      service.child.kill('SIGTERM');
+      expect(await service.exit).toEqual({ code: 0, signal: null });
+      const lines = parseLines(service.output());
+      for (const e of [counted, ...limited]) expect(linesOf(lines, e.requestId).map((l) => l.res?.statusCode)).toEqual([e.status]);
+      expect(linesOf(lines, limited[0].requestId)[0].req?.path).toBe('/api/v2/contacts/[email]');
+      expect(service.output()).not.toMatch(/ada|csk_pasted/);
     });
   });
 
