@@ -6,8 +6,7 @@ import { RequestError } from '../errors/request-error';
 import { RequestErrorCode } from '../errors/error-codes';
 import { sendRequestError } from '../errors/send-request-error';
 import { MetricsService } from '../metrics/metrics.service';
-import { requestIdOf } from '../common/request-id';
-import { activeTracing } from '../tracing/tracing-state';
+import { logAnswerBeforeRequestLogger } from '../logging/answer-line';
 import { rateLimitMessage } from './rate-limit-headers';
 import { RATE_LIMIT_STORE, type RateLimitStore } from './sliding-window';
 
@@ -25,9 +24,6 @@ const EXEMPT_PATHS = new Set(['/health/live', '/health/ready', '/metrics']);
  * TRUST_PROXY ('trust proxy') to decide whether X-Forwarded-For is believed. IPv6 clients are
  * counted per /64, as one host usually holds a whole /64.
  */
-/** The line of a refusal written here, shaped like the request lines of pino-http (logging/logging.ts). */
-const httpLogger = new Logger('HTTP');
-
 @Injectable()
 export class IpRateLimitMiddleware {
   private readonly logger = new Logger('RateLimit');
@@ -63,10 +59,7 @@ export class IpRateLimitMiddleware {
     // Every answer has one log line with its status (docs/reliability.md, section 7). The request
     // logger (pino-http, Nest's middleware) runs after every app.use middleware, so this answer,
     // written before it, gets its line here: with the request's id, masked path and trace fields.
-    httpLogger.log(
-      { req: { id: requestIdOf(req), method: req.method, url: req.originalUrl }, ...activeTracing()?.logFields(req), res: { statusCode: 429 }, reason: 'ip_rate_limit' },
-      'request refused before routing',
-    );
+    logAnswerBeforeRequestLogger(req, 429, 'request refused before routing', { reason: 'ip_rate_limit' });
     return false;
   }
 }

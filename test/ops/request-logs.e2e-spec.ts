@@ -94,8 +94,15 @@ describe('request and fault logs of node dist/main.js', () => {
         ),
         connect: await exchange(port, 'CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n'),
         headerTimeout: await exchange(port, 'GET /api/v2/lists HTTP/1.1\r\nHost: x\r\n'),
+        // The API docs' routes answer before Nest's request logger runs: their line is their own.
+        docsDocument: await exchange(port, 'GET /api/docs-json HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n'),
+        docsPage: await exchange(port, 'GET /api/docs HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n'),
+        docsNoSuchPage: await exchange(port, 'GET /api/docs/no-such-page HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n'),
       };
-      const expected = { listed: 200, unknownRoute: 404, malformedLine: 400, malformedHeader: 400, brokenChunked: 400, connect: 404, headerTimeout: 408 };
+      const expected = {
+        ...{ listed: 200, unknownRoute: 404, malformedLine: 400, malformedHeader: 400, brokenChunked: 400, connect: 404, headerTimeout: 408 },
+        ...{ docsDocument: 200, docsPage: 200, docsNoSuchPage: 404 },
+      };
       expect(Object.fromEntries(Object.entries(exchanges).map(([name, e]) => [name, e.status]))).toEqual(expected);
 
       // No path (a key pasted into a URL) echoed back in an error message.
