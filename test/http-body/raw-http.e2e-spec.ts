@@ -109,4 +109,19 @@ describe('HTTP corner cases below Express', () => {
     expect(answer).toMatch(/^HTTP\/1\.1 100 Continue\r\n\r\nHTTP\/1\.1 201 /);
     expect(answer).toContain('"status":"created"');
   });
+
+  it('a complete POST followed on its connection by bytes that do not parse: the POST gets its own answer (done), then the connection closes', async () => {
+    for (const after of ['garbage\r\n\r\n', 'GET /api/v2/lists HTTP/1.1\r\nBad Header: y\r\n\r\n']) {
+      const email = `pipelined-${Date.now()}-${after.length}@example.com`;
+      const body = JSON.stringify({ email, listIds: [listId] });
+      const answer = await exchange(portOf(t), [
+        `POST /api/v2/contacts HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${apiKey}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}${after}`,
+      ]);
+      expect(answer).toMatch(/^HTTP\/1\.1 201 /);
+      expect(answer).toMatch(/\r\nConnection: close\r\n/i);
+      expect(answer).toContain('"status":"created"');
+      const stored = await t.http().get(`/api/v2/contacts/${encodeURIComponent(email)}`).set('Authorization', `Bearer ${apiKey}`);
+      expect(stored.status).toBe(200);
+    }
+  });
 });
