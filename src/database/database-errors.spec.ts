@@ -2,7 +2,7 @@ import { DatabaseError } from 'pg';
 import { RequestError } from '../errors/request-error';
 import { RequestErrorCode } from '../errors/error-codes';
 import { Prisma } from '../generated/prisma/client';
-import { classifyDatabaseError, CommitOutcomeUnknownError, faultCause, faultMessage, isUnavailable, lockWaitTimedOut, serviceUnavailable } from './database-errors';
+import { classifyDatabaseError, CommitOutcomeUnknownError, CONNECTION_MESSAGES, faultCause, faultMessage, isUnavailable, lockWaitTimedOut, serviceUnavailable } from './database-errors';
 
 const withCode = (code: string) => Object.assign(new DatabaseError('could not open file "base/16384/2619": No such file or directory', 0, 'error'), { code });
 
@@ -77,6 +77,18 @@ describe('the cause of a fault, for the log lines (faultCause, faultMessage)', (
     expect(faultMessage(lockWaitTimedOut(lock))).toBe('canceling statement due to lock timeout');
     expect(faultCause(new Error('Connection terminated unexpectedly'))).toBe('connection terminated');
     expect(faultCause(new Error('timeout exceeded when trying to connect'))).toBe('pool wait timeout');
+  });
+
+  it.each(CONNECTION_MESSAGES)('node-postgres\' "%s" (a 503) has a cause of its own, not "unclassified"', (words) => {
+    const error = new Error(`${words} (as node-postgres says it)`);
+    expect(isUnavailable(error)).toBe(true);
+    expect(faultCause(serviceUnavailable(error))).not.toBe('unclassified');
+  });
+
+  it('a pooled client broken between checkout and query (seen in every PostgreSQL stop): "connection lost"', () => {
+    expect(faultCause(new Error('Client has encountered a connection error and is not queryable'))).toBe('connection lost');
+    expect(faultCause(new Error('Client was closed and is not queryable'))).toBe('client closed');
+    expect(faultCause(new Error('Cannot use a pool after calling end on the pool'))).toBe('pool closed');
   });
 
   it("through Prisma's wrapping: the SQLSTATE under a driver-adapter error, Prisma's code only when nothing under it says more", () => {

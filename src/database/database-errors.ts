@@ -13,8 +13,11 @@ export const DATABASE_RETRY_AFTER_SECONDS = 1;
  */
 const UNAVAILABLE_SQLSTATES = new Set(['57P01', '57P02', '57P03', '57014', '25P03', '53300', '58000', '58030', '58P01', '58P02']);
 
-/** Driver-side messages of a connection that is gone or never came (node-postgres has no codes for them). */
-const CONNECTION_MESSAGES = [
+/**
+ * Driver-side messages of a connection that is gone or never came (node-postgres has no codes for
+ * them). Each also has its cause for the operator's log line (faultCause, DRIVER_MESSAGE_CAUSES).
+ */
+export const CONNECTION_MESSAGES = [
   'Connection terminated',
   'connection timeout',
   'timeout exceeded when trying to connect',
@@ -176,12 +179,25 @@ export function faultCause(error: unknown): string {
       if (text.includes('Query read timeout')) return 'query timeout';
       if (text.includes('Connection terminated')) return 'connection terminated';
       if (text.includes('data folder')) return 'data folder gone';
+      for (const [words, named] of DRIVER_MESSAGE_CAUSES) if (text.includes(words)) return named;
     }
   }
   const prismaCode = layers.map((layer) => layer.code).find((code) => typeof code === 'string' && PRISMA_CODE.test(code));
   if (typeof prismaCode === 'string') return prismaCode;
   return 'unclassified';
 }
+
+/**
+ * node-postgres' other words for a connection it cannot use: a pooled client whose connection broke
+ * while it was handed to a request (the server stopping terminates it between checkout and query),
+ * a client already closed, the pool closed at shutdown. Named, not "unclassified": they are part of
+ * an outage like ECONNREFUSED and 57P01 (probe10 saw one such line in each 10 s PostgreSQL stop).
+ */
+const DRIVER_MESSAGE_CAUSES: ReadonlyArray<readonly [string, string]> = [
+  ['Client has encountered a connection error', 'connection lost'],
+  ['Client was closed and is not queryable', 'client closed'],
+  ['Cannot use a pool after calling end', 'pool closed'],
+];
 
 const PRISMA_CODE = /^P\d{4}$/;
 

@@ -36,9 +36,15 @@ export function answerClientError(error: Error & { code?: string }, socket: Dupl
         ? 'Malformed HTTP request body'
         : 'Malformed HTTP request';
   if (inFlight && !timedOut) {
-    // The request is being handled (perhaps not even past its middleware yet): its body reader
-    // answers 400 through the ordinary path; the connection cannot carry another request.
+    // The connection cannot carry another request.
     inFlight.shouldKeepAlive = false;
+    // The request being handled arrived whole: the bytes that failed come after it (a pipelined
+    // request, or more body than its Content-Length said). It gets its own answer, then the
+    // connection closes; those bytes get none (probe10: its body reader used to answer 400
+    // "Malformed HTTP request body" for a valid, complete POST, which was not done).
+    if (inFlight.req.complete) return;
+    // Otherwise the request is being handled (perhaps not even past its middleware yet): its body
+    // reader answers 400 through the ordinary path.
     markBodyMalformed(inFlight.req, message);
     return;
   }

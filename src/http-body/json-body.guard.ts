@@ -163,7 +163,11 @@ export async function readNoBody(req: Request, timeoutMs: number): Promise<void>
     req.body = undefined;
     return;
   }
-  const body = await readLimited(req, decodedStream(req), timeoutMs);
+  const decoded = decodedStream(req);
+  // A client waiting for "100 Continue" before it sends its `{}` would otherwise wait for the body
+  // timeout (408): told to send it, as readJsonBody does (probe10).
+  if (/100-continue/i.test(req.headers.expect ?? '')) req.res?.writeContinue();
+  const body = await readLimited(req, decoded, timeoutMs);
   if (body === 'too-large') throw tooLarge();
   if (body.length === 0) {
     req.body = undefined;

@@ -6,6 +6,7 @@ import { RequestError } from '../errors/request-error';
 import { RequestErrorCode } from '../errors/error-codes';
 import { sendRequestError } from '../errors/send-request-error';
 import { MetricsService } from '../metrics/metrics.service';
+import { logAnswerBeforeRequestLogger } from '../logging/answer-line';
 import { rateLimitMessage } from './rate-limit-headers';
 import { RATE_LIMIT_STORE, type RateLimitStore } from './sliding-window';
 
@@ -55,6 +56,10 @@ export class IpRateLimitMiddleware {
       'Retry-After': String(record.timeToBlockExpire),
     });
     sendRequestError(req, res, refusal);
+    // Every answer has one log line with its status (docs/reliability.md, section 7). The request
+    // logger (pino-http, Nest's middleware) runs after every app.use middleware, so this answer,
+    // written before it, gets its line here: with the request's id, masked path and trace fields.
+    logAnswerBeforeRequestLogger(req, 429, 'request refused before routing', { reason: 'ip_rate_limit' });
     return false;
   }
 }

@@ -198,6 +198,13 @@ describe('?dryRun on a write route that offers no dry run', () => {
       expectRequestError(await http().post(`${path}/erase?dryRun=${value}`).set('Authorization', admin), 400, 'INVALID_REQUEST');
       expectRequestError(await http().delete(`${path}?dryRun=${value}`).set('Authorization', `Bearer ${ctx.org.key}`), 400, 'INVALID_REQUEST');
     }
+    // The same parameter, percent-encoded (the contact POSTs read `dry%52un=true` as a dry run): refused too.
+    for (const name of ['dry%52un', '%64ryRun', 'dryR%75n']) {
+      expectRequestError(await http().post(`${path}/erase?${name}=true`).set('Authorization', admin), 400, 'INVALID_REQUEST');
+      expectRequestError(await http().delete(`${path}?a=%20&${name}=true`).set('Authorization', `Bearer ${ctx.org.key}`), 400, 'INVALID_REQUEST');
+    }
+    const dry = await http().post('/api/v2/contacts?dry%52un=true').set('Authorization', `Bearer ${ctx.org.key}`).send({ email: uniqueEmail(), listIds: [ctx.list] });
+    expect(dry.body.dryRun).toBe(true);
     expect(await ctx.org.read(e)).toEqual(before);
     const listsBefore = (await ctx.org.get('/api/v2/lists')).body;
     const created = await http().post('/api/v2/lists?dryRun=true').set('Authorization', admin).send({ name: 'Not made' });

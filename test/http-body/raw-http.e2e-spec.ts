@@ -1,6 +1,7 @@
 import net from 'node:net';
 import { createTestAppWithOrg, type TestApp } from '../utils/test-app';
 import { portOf } from '../rate-limit/support';
+import { createApiKey } from '../utils/fixtures';
 
 /**
  * The received text holds a whole final (non-1xx) response: its headers and the Content-Length bytes
@@ -108,5 +109,33 @@ describe('HTTP corner cases below Express', () => {
     ]);
     expect(answer).toMatch(/^HTTP\/1\.1 100 Continue\r\n\r\nHTTP\/1\.1 201 /);
     expect(answer).toContain('"status":"created"');
+  });
+
+  it('a complete POST followed on its connection by bytes that do not parse: the POST gets its own answer (done), then the connection closes', async () => {
+    for (const after of ['garbage\r\n\r\n', 'GET /api/v2/lists HTTP/1.1\r\nBad Header: y\r\n\r\n']) {
+      const email = `pipelined-${Date.now()}-${after.length}@example.com`;
+      const body = JSON.stringify({ email, listIds: [listId] });
+      const answer = await exchange(portOf(t), [
+        `POST /api/v2/contacts HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${apiKey}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}${after}`,
+      ]);
+      expect(answer).toMatch(/^HTTP\/1\.1 201 /);
+      expect(answer).toMatch(/\r\nConnection: close\r\n/i);
+      expect(answer).toContain('"status":"created"');
+      const stored = await t.http().get(`/api/v2/contacts/${encodeURIComponent(email)}`).set('Authorization', `Bearer ${apiKey}`);
+      expect(stored.status).toBe(200);
+    }
+  });
+
+  it('Expect: 100-continue on a route that takes no body (erase, rotate-secret): "100 Continue", then the `{}` is read and answered', async () => {
+    const orgId = (await t.prisma.apiKey.findFirstOrThrow({ select: { organizationId: true } })).organizationId;
+    const admin = (await createApiKey(t.prisma, orgId, { scope: 'admin' })).key;
+    const paths = ['/api/v2/contacts/nobody%40example.com/erase', '/api/v2/webhooks/00000000-0000-0000-0000-000000000000/rotate-secret'];
+    for (const [path, status] of [[paths[0], 200], [paths[1], 404]] as const) {
+      const answer = await exchange(portOf(t), [
+        `POST ${path} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${admin}\r\nContent-Type: application/json\r\nContent-Length: 2\r\nExpect: 100-continue\r\nConnection: close\r\n\r\n`,
+        { waitFor: /100 Continue/, then: '{}' },
+      ], 10_000);
+      expect(answer).toMatch(new RegExp(`^HTTP/1\\.1 100 Continue\r\n\r\nHTTP/1\\.1 ${status} `));
+    }
   });
 });

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { connect } from 'node:net';
 import { FaultDatabase } from '../faults/fault-database';
 import { createTestDatabase, type TestDatabase } from '../utils/test-database';
@@ -93,8 +94,15 @@ describe('request and fault logs of node dist/main.js', () => {
         ),
         connect: await exchange(port, 'CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n'),
         headerTimeout: await exchange(port, 'GET /api/v2/lists HTTP/1.1\r\nHost: x\r\n'),
+        // The API docs' routes answer before Nest's request logger runs: their line is their own.
+        docsDocument: await exchange(port, 'GET /api/docs-json HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n'),
+        docsPage: await exchange(port, 'GET /api/docs HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n'),
+        docsNoSuchPage: await exchange(port, 'GET /api/docs/no-such-page HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n'),
       };
-      const expected = { listed: 200, unknownRoute: 404, malformedLine: 400, malformedHeader: 400, brokenChunked: 400, connect: 404, headerTimeout: 408 };
+      const expected = {
+        ...{ listed: 200, unknownRoute: 404, malformedLine: 400, malformedHeader: 400, brokenChunked: 400, connect: 404, headerTimeout: 408 },
+        ...{ docsDocument: 200, docsPage: 200, docsNoSuchPage: 404 },
+      };
       expect(Object.fromEntries(Object.entries(exchanges).map(([name, e]) => [name, e.status]))).toEqual(expected);
 
       // No path (a key pasted into a URL) echoed back in an error message.
@@ -110,6 +118,29 @@ describe('request and fault logs of node dist/main.js', () => {
       }
       expect(service.output()).not.toMatch(/request aborted/);
       expect(service.output()).not.toMatch(/"stack"/);
+    });
+
+    it('refused by the per-IP limit, before routing (429): one line each, with the status, the path masked', async () => {
+      const port = await freePort();
+      // Its own counters (CI's REDIS_URL is shared by the suite's files).
+      started = startService({ DATABASE_URL: database.url, PORT: String(port), IP_RATE_LIMIT: '1', REDIS_KEY_PREFIX: `request-logs-${randomUUID()}:` });
+      const service = started;
+      await waitUntil('the service listens', () => service.output().includes('listening') && isListening(port), 90_000);
+
+      const counted = await exchange(port, 'GET /api/v2/lists HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+      const limited = [
+        await exchange(port, 'GET /api/v2/contacts/ada%40example.com HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n'),
+        await exchange(port, 'GET /api/v2/csk_pasted_key/lists HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n'),
+        await exchange(port, 'POST /api/v2/contacts HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}'),
+      ];
+      expect([counted.status, ...limited.map((e) => e.status)]).toEqual([401, 429, 429, 429]);
+
+      service.child.kill('SIGTERM');
+      expect(await service.exit).toEqual({ code: 0, signal: null });
+      const lines = parseLines(service.output());
+      for (const e of [counted, ...limited]) expect(linesOf(lines, e.requestId).map((l) => l.res?.statusCode)).toEqual([e.status]);
+      expect(linesOf(lines, limited[0].requestId)[0].req?.path).toBe('/api/v2/contacts/[email]');
+      expect(service.output()).not.toMatch(/ada|csk_pasted/);
     });
   });
 
@@ -166,7 +197,9 @@ describe('request and fault logs of node dist/main.js', () => {
       const faults = causeLines.filter((l) => headlineOf(l) === 'Database unavailable');
       const worker = causeLines.filter((l) => headlineOf(l) !== 'Database unavailable');
       expect(worker.map(headlineOf).filter((h) => !/^(Webhook fan-out failed|Webhook claim failed|Recording webhook attempts failed)$/.test(h))).toEqual([]);
-      expect(worker.filter((l) => l.cause === 'unclassified')).toEqual([]);
+      // Every line names its cause: also node-postgres' "Client has encountered a connection error"
+      // (a pooled connection broken between checkout and query when the server stops): probe10.
+      expect(causeLines.filter((l) => l.cause === 'unclassified')).toEqual([]);
       expect(faults.length).toBeGreaterThan(0);
       expect(faults.length).toBeLessThan(30);
       // A cause line stands for failures of many requests: it carries no one request's id (nor trace).
