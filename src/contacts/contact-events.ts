@@ -9,21 +9,23 @@ import type { ContactFailure, PlannedChange, PlannedCreate, PlannedUpdate } from
 import { renderContact } from './contact-results';
 import type { StoredContact, WriteContext } from './contacts.repository';
 
+const byListId = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
 /** Ordered as GET shows them: by when the membership was made, then by list id (ORDER BY created_at, list_id). */
 function listIdsInOrder(memberships: Array<{ listId: string; at: number }>): Set<string> {
-  const sorted = [...memberships].sort((a, b) => a.at - b.at || (a.listId < b.listId ? -1 : a.listId > b.listId ? 1 : 0));
+  const sorted = [...memberships].sort((a, b) => a.at - b.at || byListId(a.listId, b.listId));
   return new Set(sorted.map((membership) => membership.listId));
 }
 
 /** A created contact after the write: every membership made now, the suppression kept (restored if it was erased). */
 function createdContact(plan: PlannedCreate, id: string, context: WriteContext): StoredContact {
-  const now = context.now.getTime();
   return {
     id,
     email: plan.email,
     standard: plan.standard,
     custom: plan.custom,
-    listIds: listIdsInOrder(plan.listIds.map((listId) => ({ listId, at: now }))),
+    // Every membership is made now: in list id order (listIdsInOrder's order when the times are equal).
+    listIds: new Set([...plan.listIds].sort(byListId)),
     suppressionReason: context.suppressions.get(plan.email) ?? null,
     createdAt: context.now,
     updatedAt: context.now,

@@ -101,8 +101,14 @@ const fail = (code: ContactFailureCode, message: string, extra: Partial<ContactF
 
 const quoteAll = (keys: readonly string[]) => keys.map((key) => JSON.stringify(key)).join(', ');
 
+/** Every standard field, in STANDARD_FIELD_KEYS order, without a value: copied by emptyStandardValues. */
+const NO_STANDARD_VALUES: Readonly<StandardValues> = Object.freeze(
+  Object.fromEntries(STANDARD_FIELD_KEYS.map((key) => [key, null])) as StandardValues,
+);
+
 export function emptyStandardValues(): StandardValues {
-  return Object.fromEntries(STANDARD_FIELD_KEYS.map((key) => [key, null])) as StandardValues;
+  // A copy of one object (same keys, same order, writable): not Object.fromEntries per contact.
+  return { ...NO_STANDARD_VALUES };
 }
 
 /** Rules 1–3, for every row of a request in order (a single contact is a batch of one). */

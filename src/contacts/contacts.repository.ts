@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { isStorableText } from '../common/storable-text';
 import type { SqlClient } from '../database/database';
 import { PrismaService } from '../database/prisma.service';
+import { arrayLiteral } from '../database/array-literal';
 import { runIn } from '../database/statements';
 import type { Prisma } from '../generated/prisma/client';
 import type { Answer } from '../requests/stored-answer';
@@ -174,19 +175,22 @@ function writeValues(
   const created = columnsOf(changes.creates);
   const updated = columnsOf(changes.updates);
   const memberships = changes.memberships;
+  // The arrays go as array literals (arrayLiteral: ids, emails, list ids bare, joined once), not
+  // as JS arrays that pg quotes and escapes element by element (two regular expressions each,
+  // ~1,150 elements in a 50-contact create); the same values reach PostgreSQL.
   return [
     organizationId,
-    created.ids,
-    created.emails,
-    ...created.standard,
-    created.custom,
-    updated.ids,
-    ...updated.standard,
-    updated.custom,
-    memberships.map((m) => m.contactId),
-    memberships.map((m) => m.listId),
-    memberships.map((m) => m.newContact),
-    memberships.map((m) => m.email),
+    arrayLiteral(created.ids),
+    arrayLiteral(created.emails),
+    ...created.standard.map(arrayLiteral),
+    arrayLiteral(created.custom),
+    arrayLiteral(updated.ids),
+    ...updated.standard.map(arrayLiteral),
+    arrayLiteral(updated.custom),
+    arrayLiteral(memberships.map((m) => m.contactId)),
+    arrayLiteral(memberships.map((m) => m.listId)),
+    arrayLiteral(memberships.map((m) => (m.newContact ? 'true' : 'false'))),
+    arrayLiteral(memberships.map((m) => m.email)),
     ...eventInsertValues(stored.requestId, changes.eventsAt, changes.events),
     ...storedResponseValues(organizationId, stored.requestId, stored.answer, stored.clientRequestId),
   ];
@@ -216,7 +220,7 @@ function columnsOf(rows: ContactRowWrite[]) {
     ids: rows.map((row) => row.id),
     emails: rows.map((row) => row.email),
     /** One array per standard column, in STANDARD_FIELD_COLUMNS order. */
-    standard: STANDARD_FIELD_COLUMNS.map(([key]) => rows.map((row) => row.standard[key])),
+    standard: STANDARD_FIELD_COLUMNS.map(([key]) => rows.map((row) => row.standard[key] ?? null)),
     // Object.fromEntries defines own properties, so a key like "constructor" stays plain data.
     custom: rows.map((row) => JSON.stringify(Object.fromEntries(row.custom))),
   };

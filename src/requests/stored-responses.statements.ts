@@ -1,4 +1,5 @@
 import { isStorableText } from '../common/storable-text';
+import { arrayLiteral } from '../database/array-literal';
 import type { SqlParams } from '../database/sql-params';
 import type { Answer } from './stored-answer';
 
@@ -24,7 +25,8 @@ export function storedResponseInsert(p: SqlParams): string {
 
 /** The values of `storedResponseInsert`, in its order. */
 export function storedResponseValues(organizationId: string, requestId: string, answer: Answer, clientRequestId: string | null): unknown[] {
-  return [requestId, organizationId, answer.status, JSON.stringify(answer.body), clientRequestId, emailsHeldBy(answer.body)];
+  // The addresses as an array literal (arrayLiteral), not a JS array for pg to escape element by element.
+  return [requestId, organizationId, answer.status, JSON.stringify(answer.body), clientRequestId, arrayLiteral(emailsHeldBy(answer.body))];
 }
 
 /** The longest string stored in stored_responses.emails (characters; 4 bytes each at most). */
@@ -45,7 +47,10 @@ export function emailsHeldBy(body: unknown): string[] {
     if (Array.isArray(value)) {
       for (const item of value) visit(item);
     } else if (typeof value === 'object' && value !== null) {
-      for (const [key, item] of Object.entries(value)) {
+      // Own enumerable keys in Object.entries' order, without an array per key.
+      for (const key in value) {
+        if (!Object.hasOwn(value, key)) continue;
+        const item = (value as Record<string, unknown>)[key];
         if (key === 'email' && typeof item === 'string') {
           if (isStorableText(item) && item.length <= INDEXED_EMAIL_MAX_LENGTH) found.add(item);
         } else visit(item);

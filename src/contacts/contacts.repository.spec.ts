@@ -1,0 +1,103 @@
+import { Client } from 'pg';
+import type { SqlClient, Statement } from '../database/database';
+import type { PrismaService } from '../database/prisma.service';
+import type { NewEvent } from '../events/event-types';
+import { emptyStandardValues, type StandardValues } from './contact-rules';
+import { type ContactChanges, ContactsRepository } from './contacts.repository';
+import { STANDARD_FIELD_COLUMNS } from './contacts.statements';
+
+/** Texts the array syntax would misread if they were written bare. */
+const AWKWARD = ['', 'NULL', 'null', 'a b', 'a,b', '{x}', 'say "hi"', 'back\\slash', ' lead', 'é ü 漢'];
+
+const standard = (values: Partial<StandardValues>): StandardValues => ({ ...emptyStandardValues(), ...values });
+
+/** The values WRITE_CONTACTS_AND_ANSWER is sent for `changes` (the statement itself is faked). */
+async function writeValuesOf(changes: ContactChanges): Promise<unknown[]> {
+  let sent: unknown[] = [];
+  const tx: SqlClient = {
+    query: (statement: string | Statement) => {
+      sent = (statement as Statement).values ?? [];
+      return Promise.resolve({ rows: [{ inserted: changes.creates.length }] as never[] });
+    },
+  };
+  await new ContactsRepository({} as PrismaService).writeChanges(tx, 'org-1', changes, {
+    requestId: 'req-1',
+    clientRequestId: null,
+    answer: { status: 200, body: { results: [{ email: 'a@example.com' }, { email: 'say "hi"@example.com' }] } },
+  });
+  return sent;
+}
+
+describe('ContactsRepository.writeChanges: the write statement values', () => {
+  const event = (contactId: string | null, email: string | null): NewEvent => ({
+    organizationId: 'org-1',
+    type: 'contact.created',
+    contactId,
+    email,
+    data: { contact: { id: contactId ?? '', email: email ?? '', listIds: [], fields: {}, suppressed: null, createdAt: 't', updatedAt: 't' } },
+  });
+  const changes: ContactChanges = {
+    creates: [
+      { id: 'c1', email: 'a@example.com', standard: standard({ firstName: 'NULL', city: 'a b' }), custom: new Map<string, unknown>([['plan', 'pro, "x"']]) },
+      { id: 'c2', email: 'b@example.com', standard: standard({ lastName: 'back\\slash', company: '{x}' }), custom: new Map() },
+    ],
+    updates: [{ id: 'u1', email: 'u@example.com', standard: standard({ phone: '' }), custom: new Map<string, unknown>([['seats', 3]]) }],
+    memberships: [
+      { contactId: 'c1', listId: 'l1', newContact: true, email: 'a@example.com' },
+      { contactId: 'u1', listId: 'l 2', newContact: false, email: 'u@example.com' },
+    ],
+    events: [event('c1', 'a@example.com'), event(null, null)],
+    eventsAt: new Date('2026-11-25T12:00:00.000Z'),
+  };
+
+  // pg would quote and escape each element of a JS array with two regular expressions: the
+  // arrays go as array literals, built once (arrayLiteral).
+  it('sends no JS array: every array parameter is one array literal', async () => {
+    const values = await writeValuesOf(changes);
+    expect(values.filter((value) => Array.isArray(value))).toEqual([]);
+    expect(values.filter((value) => typeof value === 'string' && value.startsWith('{')).length).toBeGreaterThanOrEqual(25);
+  });
+
+  it('PostgreSQL reads each literal back as the values the JS arrays held, awkward texts and NULLs included', async () => {
+    const awkward: ContactChanges = {
+      ...changes,
+      creates: AWKWARD.map((text, i) => ({
+        id: `c${i}`,
+        email: `${text}@example.com`,
+        standard: standard({ firstName: text, country: i % 2 ? null : text }),
+        custom: new Map<string, unknown>([['k', text]]),
+      })),
+    };
+    const values = await writeValuesOf(awkward);
+    const client = new Client({ connectionString: process.env.TEST_PG_SERVER_URL });
+    await client.connect();
+    const read = async (value: unknown, type = 'text[]') => (await client.query<{ v: unknown }>(`SELECT $1::${type} AS v`, [value])).rows[0].v;
+    try {
+      // In the statement's order: organization, created ids, emails, standard columns, custom, ...
+      const created = awkward.creates;
+      expect(await read(values[1])).toEqual(created.map((row) => row.id));
+      expect(await read(values[2])).toEqual(created.map((row) => row.email));
+      for (const [index, [key]] of STANDARD_FIELD_COLUMNS.entries()) {
+        expect(await read(values[3 + index])).toEqual(created.map((row) => row.standard[key]));
+      }
+      const custom = 3 + STANDARD_FIELD_COLUMNS.length;
+      expect(await read(values[custom])).toEqual(created.map((row) => JSON.stringify(Object.fromEntries(row.custom))));
+      const updated = custom + 1;
+      expect(await read(values[updated])).toEqual(['u1']);
+      expect(await read(values[updated + 1 + 2])).toEqual(['']);
+      const memberships = updated + 1 + STANDARD_FIELD_COLUMNS.length + 1;
+      expect(await read(values[memberships])).toEqual(['c1', 'u1']);
+      expect(await read(values[memberships + 1])).toEqual(['l1', 'l 2']);
+      expect(await read(values[memberships + 2], 'boolean[]')).toEqual([true, false]);
+      expect(await read(values[memberships + 3])).toEqual(['a@example.com', 'u@example.com']);
+      const events = memberships + 4;
+      expect(await read(values[events + 3])).toEqual(['contact.created', 'contact.created']);
+      expect(await read(values[events + 4])).toEqual(['c1', null]);
+      expect(await read(values[events + 5])).toEqual(['a@example.com', null]);
+      const storedEmails = values.at(-1);
+      expect(await read(storedEmails)).toEqual(['a@example.com', 'say "hi"@example.com']);
+    } finally {
+      await client.end();
+    }
+  });
+});
