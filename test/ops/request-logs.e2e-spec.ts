@@ -196,7 +196,7 @@ describe('request and fault logs of node dist/main.js', () => {
       const headlineOf = (l: LogLine) => (l.msg ?? '').slice(0, (l.msg ?? '').indexOf(` (${l.cause}): `));
       const faults = causeLines.filter((l) => headlineOf(l) === 'Database unavailable');
       const worker = causeLines.filter((l) => headlineOf(l) !== 'Database unavailable');
-      expect(worker.map(headlineOf).filter((h) => !/^(Webhook fan-out failed|Webhook claim failed|Recording webhook attempts failed)$/.test(h))).toEqual([]);
+      expect(worker.map(headlineOf).filter((h) => !/^(Webhook fan-out failed|Webhook take-over failed|Webhook claim failed|Recording webhook attempts failed)$/.test(h))).toEqual([]);
       // Every line names its cause: also node-postgres' "Client has encountered a connection error"
       // (a pooled connection broken between checkout and query when the server stops): probe10.
       expect(causeLines.filter((l) => l.cause === 'unclassified')).toEqual([]);
