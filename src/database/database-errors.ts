@@ -174,12 +174,7 @@ export function faultCause(error: unknown): string {
   for (const layer of layers.length > 0 ? layers : [{ message: String(cause) }]) {
     for (const text of [layer.message, layer.originalMessage]) {
       if (typeof text !== 'string') continue;
-      if (text.includes('timeout exceeded when trying to connect')) return 'pool wait timeout';
-      if (/connection timeout/i.test(text)) return 'connect timeout';
-      if (text.includes('Query read timeout')) return 'query timeout';
-      if (text.includes('Connection terminated')) return 'connection terminated';
-      if (text.includes('data folder')) return 'data folder gone';
-      for (const [words, named] of DRIVER_MESSAGE_CAUSES) if (text.includes(words)) return named;
+      for (const [words, named] of DRIVER_MESSAGE_CAUSES) if (words.test(text)) return named;
     }
   }
   const prismaCode = layers.map((layer) => layer.code).find((code) => typeof code === 'string' && PRISMA_CODE.test(code));
@@ -188,15 +183,22 @@ export function faultCause(error: unknown): string {
 }
 
 /**
- * node-postgres' other words for a connection it cannot use: a pooled client whose connection broke
- * while it was handed to a request (the server stopping terminates it between checkout and query),
- * a client already closed, the pool closed at shutdown. Named, not "unclassified": they are part of
- * an outage like ECONNREFUSED and 57P01 (probe10 saw one such line in each 10 s PostgreSQL stop).
+ * What node-postgres' messages say, in the order they are tried, for faults it has no code for: its
+ * time-outs, a connection terminated, the data folder gone, and its words for a connection it
+ * cannot use (a pooled client whose connection broke while it was handed to a request: the server
+ * stopping terminates it between checkout and query; a client already closed; the pool closed at
+ * shutdown). Named, not "unclassified": they are part of an outage like ECONNREFUSED and 57P01
+ * (probe10 saw one "connection error" line in each 10 s PostgreSQL stop).
  */
-const DRIVER_MESSAGE_CAUSES: ReadonlyArray<readonly [string, string]> = [
-  ['Client has encountered a connection error', 'connection lost'],
-  ['Client was closed and is not queryable', 'client closed'],
-  ['Cannot use a pool after calling end', 'pool closed'],
+const DRIVER_MESSAGE_CAUSES: ReadonlyArray<readonly [RegExp, string]> = [
+  [/timeout exceeded when trying to connect/, 'pool wait timeout'],
+  [/connection timeout/i, 'connect timeout'],
+  [/Query read timeout/, 'query timeout'],
+  [/Connection terminated/, 'connection terminated'],
+  [/data folder/, 'data folder gone'],
+  [/Client has encountered a connection error/, 'connection lost'],
+  [/Client was closed and is not queryable/, 'client closed'],
+  [/Cannot use a pool after calling end/, 'pool closed'],
 ];
 
 const PRISMA_CODE = /^P\d{4}$/;

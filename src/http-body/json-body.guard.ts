@@ -113,6 +113,11 @@ const malformedBody = (message: string) => {
   return error;
 };
 
+/** `Expect: 100-continue`: tells the client, which waits for it, to send its body now. */
+function continueIfAwaited(req: Request): void {
+  if (/100-continue/i.test(req.headers.expect ?? '')) req.res?.writeContinue();
+}
+
 /**
  * Checks, in this order: declared size (413 before reading), media type and charset, content
  * encoding (400), then reads at most BODY_LIMIT_BYTES + 1 decoded bytes (413 as soon as the limit
@@ -133,7 +138,7 @@ export async function readJsonBody(req: Request, timeoutMs: number): Promise<voi
   checkMediaType(req.headers['content-type']);
   const decoded = decodedStream(req);
   // Everything that needs only headers has passed: now a client waiting for it may send the body.
-  if (/100-continue/i.test(req.headers.expect ?? '')) req.res?.writeContinue();
+  continueIfAwaited(req);
 
   const body = await readLimited(req, decoded, timeoutMs);
   if (body === 'too-large') throw tooLarge();
@@ -165,8 +170,8 @@ export async function readNoBody(req: Request, timeoutMs: number): Promise<void>
   }
   const decoded = decodedStream(req);
   // A client waiting for "100 Continue" before it sends its `{}` would otherwise wait for the body
-  // timeout (408): told to send it, as readJsonBody does (probe10).
-  if (/100-continue/i.test(req.headers.expect ?? '')) req.res?.writeContinue();
+  // timeout (408) (probe10).
+  continueIfAwaited(req);
   const body = await readLimited(req, decoded, timeoutMs);
   if (body === 'too-large') throw tooLarge();
   if (body.length === 0) {
