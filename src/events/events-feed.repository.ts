@@ -20,6 +20,11 @@ export interface FeedPageText {
    * expired), read in the page's own snapshot; null when none was.
    */
   pruned: FeedPlace | null;
+  /**
+   * The horizon the page was read up to. When the page is empty it is a fresh one, taken while no
+   * commit of the organization was in progress: every place a page has ever ended at is at or below it.
+   */
+  horizon: bigint;
 }
 
 /** Organizations whose last known horizon is kept; past it the memory starts again (a horizon is only a shortcut). */
@@ -84,10 +89,10 @@ export class EventsFeedRepository {
     const pruned = prunedPosition === null || prunedSeq === null ? null : { position: BigInt(prunedPosition), seq: BigInt(prunedSeq) };
     const last = rows[rows.length - 1];
     if (last.events === null || last.lastPosition === null || last.lastSeq === null) {
-      return { text: { chunks: [], last: null, pruned }, count: 0, nextHorizon: next };
+      return { text: { chunks: [], last: null, pruned, horizon }, count: 0, nextHorizon: next };
     }
     return {
-      text: { chunks: takeColumn(rows, 'events') as string[], last: { position: BigInt(last.lastPosition), seq: BigInt(last.lastSeq) }, pruned },
+      text: { chunks: takeColumn(rows, 'events') as string[], last: { position: BigInt(last.lastPosition), seq: BigInt(last.lastSeq) }, pruned, horizon },
       count: rows.reduce((sum, row) => sum + (row.eventCount ?? 0), 0),
       nextHorizon: next,
     };

@@ -33,7 +33,7 @@ export class EventsController {
   @ApiQuery({ name: 'types', required: false, type: String, description: `Comma-separated event types: ${EVENT_TYPES.join(', ')}` })
   @ApiAnswer(200, 'One page, oldest first', EventsPageModel)
   @ApiRequestError(403, 'INSUFFICIENT_SCOPE: the key lacks `contacts:read`')
-  @ApiRequestError(400, 'INVALID_REQUEST: limit not an integer 1–1000, an unknown event type or query parameter, or a malformed cursor')
+  @ApiRequestError(400, "INVALID_REQUEST: limit not an integer 1–1000, an unknown event type or query parameter, a malformed cursor, or one this organization's feed never handed out")
   @ApiRequestError(410, 'CURSOR_EXPIRED: events after this cursor are past the retention period; start again without `after`')
   async list(@Caller() caller: CallerIdentity, @Req() req: Request, @Res() res: Response, @Query() query: Record<string, unknown>): Promise<void> {
     const page = await this.events.page(caller.organizationId, parseFeedQuery(query));

@@ -1,11 +1,12 @@
 import { LIST_LIMIT_DEFAULT, LIST_LIMIT_MAX, parseListLimit, singleQueryValue } from '../validation/list-query';
 import { invalidRequest } from '../errors/request-error';
-import { decodeFeedCursor, FEED_START, type FeedPlace } from './event-cursor';
+import { decodeFeedCursor, FEED_START, type FeedCursor } from './event-cursor';
 import { type EventType, EVENT_TYPES, isEventType } from './event-types';
 
 /** The query of GET /api/v2/events: `after` (a cursor), `limit` 1–1000 (default 100), `types` (comma-separated). */
 export interface FeedQuery {
-  after: FeedPlace;
+  /** Where to start: the given cursor's place, or FEED_START (untagged) without one. */
+  after: FeedCursor;
   /** Whether `after` was given (a cursor can expire; the start cannot). */
   resumed: boolean;
   limit: number;
@@ -22,7 +23,7 @@ export function parseFeedQuery(query: Record<string, unknown>): FeedQuery {
   if (unknown.length > 0) throw invalidRequest(`Unknown query parameter: ${unknown.join(', ')}`);
   const after = singleQueryValue(query, 'after');
   return {
-    after: after === null ? FEED_START : decodeFeedCursor(after),
+    after: after === null ? { ...FEED_START, organizationTag: null } : decodeFeedCursor(after),
     resumed: after !== null,
     limit: parseListLimit(singleQueryValue(query, 'limit')),
     types: parseTypes(singleQueryValue(query, 'types')),

@@ -164,6 +164,15 @@ describe('GET /api/v2/events', () => {
     expectRequestError(await app.t.http().get('/api/v2/events'), 401, 'INVALID_API_KEY');
   });
 
+  it("refuses another organization's cursor (400 INVALID_REQUEST): it would skip this feed's events before it", async () => {
+    const { org: other, list: otherList } = await Org.withList(app.t);
+    expect((await org.postContact({ email: uniqueEmail(), listIds: [list] })).status).toBe(201);
+    expect((await other.postContact({ email: uniqueEmail(), listIds: [otherList] })).status).toBe(201);
+    const theirs = (await readAll(other)).cursor;
+    expectRequestError(await feed(org, `?after=${encodeURIComponent(theirs)}`), 400, 'INVALID_REQUEST');
+    expect((await readAll(org)).events).toHaveLength(1);
+  });
+
   it("shows only the caller's organization's events", async () => {
     const { org: other, list: otherList } = await Org.withList(app.t);
     expect((await other.postContact({ email: uniqueEmail(), listIds: [otherList] })).status).toBe(201);
