@@ -35,6 +35,8 @@ describe('erasure and suppressions under database faults', () => {
       const holderPid = (await holder.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0].pid;
       const deadline = Date.now() + 20_000;
       for (;;) {
+        // A fresh pg_stat_activity each time: in a transaction its list of backends is kept from the first read.
+        await holder.query('SELECT pg_stat_clear_snapshot()');
         const { rows } = await holder.query<{ pid: number }>(
           `SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> $1 AND wait_event_type = 'Lock'`,
           [holderPid],
