@@ -1,5 +1,6 @@
 import type { Client } from 'pg';
 import { useFaultApp } from './fault-app';
+import { terminateLockWaiters } from './fault-database';
 
 /**
  * Erase, suppress and lift with the database connection terminated mid-request (docs/api.md,
@@ -32,22 +33,7 @@ describe('erasure and suppressions under database faults', () => {
       await holder.query('BEGIN');
       await holder.query(lockSql, values);
       const answer = request();
-      const holderPid = (await holder.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0].pid;
-      const deadline = Date.now() + 20_000;
-      for (;;) {
-        // A fresh pg_stat_activity each time: in a transaction its list of backends is kept from the first read.
-        await holder.query('SELECT pg_stat_clear_snapshot()');
-        const { rows } = await holder.query<{ pid: number }>(
-          `SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> $1 AND wait_event_type = 'Lock'`,
-          [holderPid],
-        );
-        if (rows.length > 0) {
-          for (const { pid } of rows) await holder.query('SELECT pg_terminate_backend($1)', [pid]);
-          break;
-        }
-        if (Date.now() > deadline) throw new Error('the request never waited on the lock');
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
+      if ((await terminateLockWaiters(holder, 20_000)) === 0) throw new Error('the request never waited on the lock');
       await holder.query('ROLLBACK');
       return answer;
     });

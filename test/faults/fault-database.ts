@@ -104,3 +104,27 @@ export class FaultDatabase {
     rmSync(path.dirname(this.dataDir), { recursive: true, force: true });
   }
 }
+
+/**
+ * Terminates the backends of the holder's database that wait on a lock (the holder's own excepted),
+ * polling until one does or `timeoutMs` has passed; how many it terminated (0: none waited). The
+ * holder usually runs inside the transaction that holds the lock.
+ */
+export async function terminateLockWaiters(holder: Client, timeoutMs: number): Promise<number> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    // In a transaction, pg_stat_activity's list of backends is a snapshot taken at its first read
+    // (only wait_event_type is read live): without a fresh one, a backend the pool opened for the
+    // request after the first poll is never seen (CI, once: the test before had terminated one).
+    await holder.query('SELECT pg_stat_clear_snapshot()');
+    const { rows } = await holder.query<{ pid: number }>(
+      `SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND wait_event_type = 'Lock'`,
+    );
+    if (rows.length > 0) {
+      for (const { pid } of rows) await holder.query('SELECT pg_terminate_backend($1)', [pid]);
+      return rows.length;
+    }
+    if (Date.now() > deadline) return 0;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}

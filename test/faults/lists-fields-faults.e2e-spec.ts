@@ -1,6 +1,7 @@
 import type { Client } from 'pg';
 import { createApiKey, createCustomField, createList } from '../utils/fixtures';
 import { useFaultApp } from './fault-app';
+import { terminateLockWaiters } from './fault-database';
 
 /**
  * POST/PATCH /api/v2/lists and /api/v2/fields when the database fails under them (docs/api.md,
@@ -25,25 +26,6 @@ describe('lists and custom fields under database faults', () => {
     return { status: res.status, retryAfter: res.headers.get('retry-after'), body: (await res.json()) as Record<string, any> }; // eslint-disable-line @typescript-eslint/no-explicit-any
   };
 
-  /** Terminates the app's backends that wait on a lock (not the blocker holding it); how many. */
-  async function terminateWaiting(blocker: Client): Promise<number> {
-    for (let i = 0; i < 100; i++) {
-      // In a transaction, pg_stat_activity's list of backends is a snapshot taken at its first read
-      // (only wait_event_type is read live): a backend the pool opened for the request after the
-      // first poll (the test before terminated one of its connections) was never seen (CI, once).
-      await blocker.query('SELECT pg_stat_clear_snapshot()');
-      const { rows } = await blocker.query<{ pid: number }>(
-        `SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND wait_event_type = 'Lock'`,
-      );
-      if (rows.length > 0) {
-        for (const { pid } of rows) await blocker.query('SELECT pg_terminate_backend($1)', [pid]);
-        return rows.length;
-      }
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-    return 0;
-  }
-
   /** Runs `request` while `lock` (run by the blocker in an open transaction) makes it wait, then kills its backend. */
   async function killedWhileWaiting(lock: (blocker: Client) => Promise<void>, request: () => ReturnType<typeof call>) {
     return f.db.withClient(async (blocker) => {
@@ -51,7 +33,7 @@ describe('lists and custom fields under database faults', () => {
       await lock(blocker);
       const sent = Date.now();
       const pending = request().then((answer) => ({ answer, after: Date.now() - sent }));
-      const killed = await terminateWaiting(blocker);
+      const killed = await terminateLockWaiters(blocker, 5000);
       const { answer, after } = await pending;
       await blocker.query('ROLLBACK');
       // If nothing waited on the lock, say what the request did instead.
