@@ -25,8 +25,8 @@ import { existsSync, openSync, readFileSync, statSync, writeFileSync } from 'nod
 import http from 'node:http';
 import path from 'node:path';
 import { PrismaPg } from '@prisma/adapter-pg';
-import { freePort } from './free-port';
-import { startOtlpSink } from './otlp-sink';
+import { freePort } from './harness/free-port';
+import { startOtlpSink } from './harness/otlp-sink';
 import { executeAdminCommand, parseAdminCommand } from '../src/admin/admin.commands';
 import { databaseUrlOn, ensureDatabase } from '../src/database/embedded-postgres';
 import { applyMigrations } from '../src/database/migrations';
