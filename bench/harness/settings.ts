@@ -75,7 +75,34 @@ function existingOf(argv: readonly string[]): number {
   return value;
 }
 
+/** Every BENCH_* variable the bench reads: one row each in bench/README.md. */
+export const SETTING_NAMES = [
+  'BENCH_SECONDS',
+  'BENCH_WARMUP_SECONDS',
+  'BENCH_BATCH_CONNECTIONS',
+  'BENCH_SINGLE_CONNECTIONS',
+  'BENCH_SWEEP_CONNECTIONS',
+  'BENCH_REQUESTS',
+  'BENCH_ONLY',
+  'BENCH_FEED_EVENTS',
+  'BENCH_FEED_WRITERS',
+  'BENCH_FEED_TRACE',
+  'BENCH_FAIRNESS_EVENTS',
+  'BENCH_SHARED_BUFFERS',
+  'BENCH_DATA_DIR',
+  'BENCH_SKIP_BUILD',
+  'BENCH_NODE_ARGS',
+  'BENCH_LOG_LEVEL',
+  'BENCH_TRACING',
+  'BENCH_TRACING_RATIO',
+  'BENCH_TRACING_ROUNDS',
+  'BENCH_TRACING_WARMUP_SECONDS',
+] as const;
+
 export function readSettings(env: Env = process.env, argv: readonly string[] = process.argv): BenchSettings {
+  // A misspelt or unknown name would otherwise be ignored and the run measure something else.
+  const unknown = Object.keys(env).filter((name) => name.startsWith('BENCH_') && !(SETTING_NAMES as readonly string[]).includes(name));
+  if (unknown.length > 0) throw new SettingError(`${unknown.join(', ')}: not a setting of the bench (bench/README.md lists them)`);
   const entries = (env.BENCH_ONLY ?? '')
     .split(',')
     .map((entry) => entry.trim())

@@ -18,9 +18,9 @@ const WAIT_MS = 300_000;
  * deliveries pile up; then B creates one contact a second for 3 × BENCH_SECONDS. Figures: B's
  * latency from each event's commit (event_commits.committed_at) to its arrival at B's receiver
  * (p50/p99/max, ms; an event that had not arrived within 300 s of B's last contact counts as never,
- * so a p99 that falls on one is null), how many of B's events there were and arrived, and how many
- * of A's events A's receiver had got by then: a fair service delivers B's events within a second
- * or two while A's backlog is still draining.
+ * so a p99 that falls on one is null), how many of B's events there were and arrived, A's events
+ * not yet at A's receiver when B started, and how many A's receiver had got when B's last event
+ * arrived: a fair service delivers B's events within a second or two while A's backlog is still draining.
  */
 export const webhookFairness: Scenario = {
   name: 'webhookFairness',
@@ -49,6 +49,7 @@ export const webhookFairness: Scenario = {
         }),
       );
       const bSeconds = 3 * settings.seconds;
+      const aPendingAtBStart = batches * BATCH - slow.arrivals.size;
       log(`webhookFairness: A's receiver has ${slow.arrivals.size} of ${batches * BATCH}; B creates one contact a second for ${bSeconds} s`);
       const started = Date.now();
       const posts: Promise<void>[] = [];
@@ -86,6 +87,7 @@ export const webhookFairness: Scenario = {
       const report = {
         receiverDelayMs: SLOW_RECEIVER_MS,
         aEvents: batches * BATCH,
+        aPendingAtBStart,
         aDelivered: slow.arrivals.size,
         bSeconds,
         bCount: bEvents.length,
