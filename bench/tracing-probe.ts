@@ -1,5 +1,5 @@
 /**
- * Tracing probe (docs/performance.md, "Where 10% goes"): several services (`node dist/main.js`) on
+ * Tracing probe, for differences too small for the bench's alternated runs: several services (`node dist/main.js`) on
  * one database of the machine's PostgreSQL (PROBE_SERVER, default postgres://postgres@127.0.0.1:5432;
  * database PROBE_DB), started side by side and driven AT THE SAME TIME with single creates, so
  * that every service sees the same machine in every round; each round reads each service's CPU
