@@ -13,7 +13,7 @@ import { PROJECT_ROOT } from '../src/database/project-root';
 import { freshDatabase, keptState, serverVersion } from './harness/database';
 import { log, round, type Measured } from './harness/figures';
 import { loadExisting, makeFixtures, type Fixtures } from './harness/fixtures';
-import { benchContext, type Phase, type Scenario, type ScenarioResult } from './harness/scenario';
+import { benchContext, type BenchContext, type Phase, type Scenario, type ScenarioResult } from './harness/scenario';
 import { startService, type Service } from './harness/service';
 import { readSettings, SettingError, type BenchSettings } from './harness/settings';
 import { StatementStats } from './harness/statement-stats';
@@ -75,7 +75,7 @@ async function main(): Promise<void> {
 }
 
 /** Runs the wanted scenarios of both phases into `result`; answers how many responses were 5xx. */
-async function runScenarios(settings: BenchSettings, ctx: ReturnType<typeof benchContext>, result: Record<string, unknown>): Promise<number> {
+async function runScenarios(settings: BenchSettings, ctx: BenchContext, result: Record<string, unknown>): Promise<number> {
   const wanted = (scenario: Scenario, phase: Phase) => scenario.phases.includes(phase) && (settings.only.size === 0 || settings.only.has(scenario.name));
   let failed5xx = 0;
   const runPhase = async (phase: Phase) => {

@@ -1,6 +1,5 @@
-import path from 'node:path';
-import { Worker } from 'node:worker_threads';
 import type { ReceiverCommand, ReceiverMessage, ReceiverOptions } from '../workers/hook-receiver.worker';
+import { startWorker } from './worker';
 
 export interface HookReceiver {
   url: string;
@@ -9,12 +8,6 @@ export interface HookReceiver {
   /** Requests received, repeats included. */
   requests(): number;
   close(): Promise<void>;
-}
-
-/** Starts `file` (a .ts worker program of bench/workers) as a worker thread with `workerData`. */
-export function startWorker(file: string, workerData: unknown): Worker {
-  // The bench runs under ts-node's require hook; the worker inherits it through execArgv.
-  return new Worker(path.join(__dirname, '..', 'workers', file), { workerData, execArgv: process.execArgv });
 }
 
 /** A webhook receiver in a worker thread (workers/hook-receiver.worker.ts) answering after `delayMs`. */

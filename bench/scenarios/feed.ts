@@ -4,7 +4,7 @@ import { runInNewContext } from 'node:vm';
 import { withClient } from '../harness/database';
 import { log, percentiles, round } from '../harness/figures';
 import { BATCH, postBatch, type Fixtures } from '../harness/fixtures';
-import { startWorker } from '../harness/receiver';
+import { startWorker } from '../harness/worker';
 import { batchCreate } from '../harness/requests';
 import type { Scenario } from '../harness/scenario';
 import type { Service } from '../harness/service';
