@@ -1,5 +1,5 @@
 /**
- * Tracing probe (docs/performance.md, "Where 10% goes"): several services (`node dist/main.js`) on
+ * Tracing probe, for differences too small for the bench's alternated runs: several services (`node dist/main.js`) on
  * one database of the machine's PostgreSQL (PROBE_SERVER, default postgres://postgres@127.0.0.1:5432;
  * database PROBE_DB), started side by side and driven AT THE SAME TIME with single creates, so
  * that every service sees the same machine in every round; each round reads each service's CPU
@@ -25,8 +25,8 @@ import { existsSync, openSync, readFileSync, statSync, writeFileSync } from 'nod
 import http from 'node:http';
 import path from 'node:path';
 import { PrismaPg } from '@prisma/adapter-pg';
-import { freePort } from './free-port';
-import { startOtlpSink } from './otlp-sink';
+import { freePort } from './harness/free-port';
+import { startOtlpSink } from './harness/otlp-sink';
 import { executeAdminCommand, parseAdminCommand } from '../src/admin/admin.commands';
 import { databaseUrlOn, ensureDatabase } from '../src/database/embedded-postgres';
 import { applyMigrations } from '../src/database/migrations';
