@@ -55,6 +55,12 @@ describe('maskSecrets (every log line)', () => {
     });
   });
 
+  it('masks a webhook signing secret, raw or percent-encoded', () => {
+    const secret = 'whsec_syDIVI8XhQ+8g0/sIr7WFywasAnFSE9jn3HH+0tYTG0=';
+    expect(maskSecrets(`{"msg":"Unknown key: ${secret}"}`)).toBe('{"msg":"Unknown key: [secret]"}');
+    expect(maskSecrets(`/hooks?token=${encodeURIComponent(secret)}&x=1`)).toBe('/hooks?token=[secret]&x=1');
+  });
+
   it('leaves ordinary lines alone', () => {
     const line = '{"level":30,"req":{"id":"1","method":"GET","path":"/api/v2/lists"},"msg":"request completed"}';
     expect(maskSecrets(line)).toBe(line);

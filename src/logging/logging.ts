@@ -27,17 +27,21 @@ export function loggablePath(url: string): string {
   return masked.join('/') + (queryAt === -1 ? '' : '?[query]');
 }
 
-/** Anything shaped like an email (raw or with a percent-encoded `@`) or an API key. */
+/**
+ * Anything shaped like an email (raw or with a percent-encoded `@`), an API key, or a webhook
+ * signing secret (`whsec_` and base64, raw or percent-encoded, as webhooks/webhook-signing.ts makes them).
+ */
 const EMAIL_LIKE = /[^\s"'<>()[\]\\/@,;:]+(?:@|%40)[A-Za-z0-9.-]+/gi;
 const KEY_LIKE = new RegExp(`${API_KEY_PREFIX}[A-Za-z0-9_-]+`, 'gi');
+const WEBHOOK_SECRET_LIKE = /whsec_[A-Za-z0-9+/=%]+/gi;
 
 /**
- * Last line of defence, applied to every serialized log line: free text (an error's message or
- * a database error's detail, e.g. "Key (organization_id, email)=(..., ada@example.com)") can
- * carry an email or a key that no serializer knows about.
+ * Last line of defence, applied to every serialized log line and to every text of an exported
+ * span: free text (an error's message or a database error's detail, e.g. "Key (organization_id,
+ * email)=(..., ada@example.com)") can carry an email, a key or a secret that no serializer knows about.
  */
 export function maskSecrets(line: string): string {
-  return line.replace(KEY_LIKE, '[key]').replace(EMAIL_LIKE, '[email]');
+  return line.replace(KEY_LIKE, '[key]').replace(WEBHOOK_SECRET_LIKE, '[secret]').replace(EMAIL_LIKE, '[email]');
 }
 
 /** Routes polled by probes and scrapers: their successful answers are logged at debug level. */

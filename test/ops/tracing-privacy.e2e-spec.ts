@@ -132,6 +132,8 @@ describe('tracing privacy (every route, in-memory exporter)', () => {
       // The same route with the three in its query string, where a caller may wrongly put them.
       const query = `?email=${encodeURIComponent(EMAIL)}&api_key=${key}&secret=${encodeURIComponent(secret)}`;
       await call(method, url + query, body);
+      // And as a body's unknown keys, which the answer's error message (and the span's exception event) names.
+      if (body !== undefined) await call(method, url, { [EMAIL]: 1, [key]: 2, [secret]: 3 });
     }
 
     child.send('spans');
