@@ -16,7 +16,6 @@ import { trackConnections } from './http-body/graceful-shutdown';
 import { httpMetricsMiddleware } from './metrics/http-metrics.middleware';
 import { MetricsService } from './metrics/metrics.service';
 import { IpRateLimitMiddleware } from './rate-limit/ip-rate-limit.middleware';
-import { activeTracing } from './tracing/tracing-state';
 
 /**
  * Builds the application exactly as production runs it; main.ts and the e2e tests both use it,
@@ -45,8 +44,6 @@ export async function createApp(
   setupDocs(app);
 
   const server: Server = app.getHttpServer();
-  // With tracing on, each request's sampling is decided here, before any middleware.
-  activeTracing()?.traceRequests(server);
   server.on('clientError', answerClientError);
   server.on('connect', answerConnect); // otherwise closed by Node with no answer at all
   // No automatic "100 Continue": a client that waits for it is told to send its body only when

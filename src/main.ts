@@ -9,7 +9,7 @@ import { PrismaService } from './database/prisma.service';
 import { openApiDocumentOf } from './docs/setup-docs';
 import { drainHttpServer } from './http-body/graceful-shutdown';
 import { demoBanner, localBaseUrl, seedDemoData } from './demo/demo-seed';
-import { shutdownTracing } from './tracing/tracing-state';
+import { shutdownTracing } from './tracing/register';
 
 async function main(): Promise<void> {
   const config = loadConfig();

@@ -32,9 +32,9 @@ export class FaultLog {
   /**
    * The context this log was made in (start-up, no request). A cause line stands for occurrences
    * in many requests (an idle connection lost, in none), so it is written here and not in the
-   * context of whichever request reported it: nestjs-pino would give it that request's id and
-   * trace_id (an idle connection's loss went to the request that had opened the connection, long
-   * answered), and a search by request id would find a fault line beside the request's own line.
+   * context of whichever request reported it: nestjs-pino would give it that request's id, and the
+   * logger's mixin its trace_id (an idle connection's loss went to the request that had opened the
+   * connection, long answered), and a search by request id would find a fault line beside the request's own line.
    */
   private readonly outsideRequests = new AsyncResource('FaultLog');
 

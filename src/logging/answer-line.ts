@@ -1,7 +1,6 @@
 import { Logger } from '@nestjs/common';
 import type { Request } from 'express';
 import { requestIdOf } from '../common/request-id';
-import { activeTracing } from '../tracing/tracing-state';
 import { requestLogLevel } from './logging';
 
 const logger = new Logger('HTTP');
@@ -9,13 +8,12 @@ const logger = new Logger('HTTP');
 /**
  * The one log line of an answer written before the request logger (pino-http, Nest's middleware,
  * which runs after every `app.use` middleware and plain Express route) saw the request: shaped like
- * its lines (request id, method, masked path by the `req` serializer, status, trace fields), at the
- * same level (requestLogLevel). Used for the per-IP limit's 429 and the API docs' routes.
+ * its lines (request id, method, masked path by the `req` serializer, status; trace fields from the
+ * logger's mixin), at the same level (requestLogLevel). Used for the per-IP limit's 429 and the API docs' routes.
  */
 export function logAnswerBeforeRequestLogger(req: Request, statusCode: number, message: string, extra: Record<string, unknown> = {}): void {
   const line = {
     req: { id: requestIdOf(req), method: req.method, url: req.originalUrl },
-    ...activeTracing()?.logFields(req),
     res: { statusCode },
     ...extra,
   };

@@ -1,9 +1,11 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { context, trace, TraceFlags } from '@opentelemetry/api';
+import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
+import { BasicTracerProvider } from '@opentelemetry/sdk-trace-node';
 import type { DestinationStream } from 'pino';
 import { pinoHttp, type Options } from 'pino-http';
 import type { AppConfig } from '../config/app-config';
-import { setActiveTracing } from '../tracing/tracing-state';
 import { loggablePath, loggerParams, maskSecrets } from './logging';
 
 describe('loggablePath', () => {
@@ -53,46 +55,66 @@ describe('maskSecrets (every log line)', () => {
     });
   });
 
+  it('masks a webhook signing secret, raw or percent-encoded', () => {
+    const secret = 'whsec_syDIVI8XhQ+8g0/sIr7WFywasAnFSE9jn3HH+0tYTG0=';
+    expect(maskSecrets(`{"msg":"Unknown key: ${secret}"}`)).toBe('{"msg":"Unknown key: [secret]"}');
+    expect(maskSecrets(`/hooks?token=${encodeURIComponent(secret)}&x=1`)).toBe('/hooks?token=[secret]&x=1');
+  });
+
   it('leaves ordinary lines alone', () => {
     const line = '{"level":30,"req":{"id":"1","method":"GET","path":"/api/v2/lists"},"msg":"request completed"}';
     expect(maskSecrets(line)).toBe(line);
   });
 });
 
-describe('trace fields on the request logger (tracing on)', () => {
-  it("binds trace_id, span_id and trace_flags in the request's own child logger, after req, on every line of the request", async () => {
-    const fields = { trace_id: '0af7651916cd43dd8448eb211c80319c', span_id: 'b7ad6b7169203331', trace_flags: '00' };
-    setActiveTracing({ traceRequests: () => undefined, logFields: (req) => (req as { traced?: boolean }).traced ? fields : {}, shutdown: () => Promise.resolve() });
+describe('trace fields on log lines (pino mixin reading the active span)', () => {
+  const contextManager = new AsyncLocalStorageContextManager();
+  beforeAll(() => {
+    context.setGlobalContextManager(contextManager.enable());
+    trace.setGlobalTracerProvider(new BasicTracerProvider());
+  });
+  afterAll(() => {
+    trace.disable();
+    context.disable();
+  });
+
+  it('names the trace and the active span on every line written inside it, sampled or not; nothing outside a span', async () => {
     const lines: string[] = [];
-    const directChild: boolean[] = [];
     const params = loggerParams({ LOG_LEVEL: 'info' } as AppConfig).pinoHttp as Options;
     const middleware = pinoHttp(params, { write: (line: string) => void lines.push(line) } as unknown as DestinationStream);
+    const unsampled = { traceId: '0af7651916cd43dd8448eb211c80319c', spanId: 'b7ad6b7169203331', traceFlags: TraceFlags.NONE };
+    const spans = { '/sampled': trace.getTracer('test').startSpan('GET /sampled'), '/unsampled': trace.wrapSpanContext(unsampled) };
     const server = createServer((req, res) => {
-      Object.assign(req, { id: 'r1', traced: req.url !== '/untraced' });
-      middleware(req, res);
-      req.log.info('inside the request');
-      // One child of pino-http's logger per request, not a child of a child (customProps made one).
-      directChild.push(Object.getPrototypeOf(req.log) === middleware.logger);
-      res.end('ok');
+      const span = spans[req.url as keyof typeof spans];
+      // As the HTTP instrumentation runs each request: inside its span's context, the response's
+      // listeners bound to it (none for /plain).
+      const handle = () => {
+        context.bind(context.active(), res);
+        Object.assign(req, { id: req.url });
+        middleware(req, res);
+        req.log.info('inside the request');
+        res.end('ok');
+      };
+      if (span) context.with(trace.setSpan(context.active(), span), handle);
+      else handle();
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     try {
       const { port } = server.address() as AddressInfo;
-      await (await fetch(`http://127.0.0.1:${port}/traced`)).text();
-      await (await fetch(`http://127.0.0.1:${port}/untraced`)).text();
+      for (const path of ['/sampled', '/unsampled', '/plain']) await (await fetch(`http://127.0.0.1:${port}${path}`)).text();
       // The completion lines follow the answers.
-      for (let tries = 0; lines.length < 4 && tries < 200; tries++) await new Promise((resolve) => setTimeout(resolve, 10));
+      for (let tries = 0; lines.length < 6 && tries < 200; tries++) await new Promise((resolve) => setTimeout(resolve, 10));
     } finally {
       await new Promise((resolve) => server.close(resolve));
     }
-    expect(directChild).toEqual([true, true]);
-    const parsed = lines.map((line) => JSON.parse(line) as Record<string, unknown>);
-    expect(parsed.map((line) => line.msg)).toEqual(['inside the request', 'request completed', 'inside the request', 'request completed']);
-    for (const line of parsed.slice(0, 2)) {
-      expect(line).toMatchObject(fields);
-      const keys = Object.keys(line);
-      expect(keys.slice(keys.indexOf('req'), keys.indexOf('req') + 4)).toEqual(['req', 'trace_id', 'span_id', 'trace_flags']);
-    }
-    for (const line of parsed.slice(2)) expect(line).not.toHaveProperty('trace_id');
+    const parsed = lines.map((line) => JSON.parse(line) as Record<string, unknown> & { req: { id: string } });
+    const of = (id: string) => parsed.filter((line) => line.req.id === id);
+    expect(of('/sampled').map((line) => line.msg)).toEqual(['inside the request', 'request completed']);
+    const sampled = spans['/sampled'].spanContext();
+    for (const line of of('/sampled')) expect(line).toMatchObject({ trace_id: sampled.traceId, span_id: sampled.spanId, trace_flags: '01' });
+    expect(of('/unsampled')).toHaveLength(2);
+    for (const line of of('/unsampled')) expect(line).toMatchObject({ trace_id: unsampled.traceId, span_id: unsampled.spanId, trace_flags: '00' });
+    expect(of('/plain')).toHaveLength(2);
+    for (const line of of('/plain')) expect(line).not.toHaveProperty('trace_id');
   });
 });

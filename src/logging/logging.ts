@@ -1,7 +1,7 @@
+import { trace } from '@opentelemetry/api';
 import type { Params } from 'nestjs-pino';
 import { API_KEY_PREFIX } from '../auth/api-key';
 import type { AppConfig } from '../config/app-config';
-import { activeTracing } from '../tracing/tracing-state';
 
 /** A path segment after /contacts/ (any letter case) is an email lookup, except "batch". */
 const CONTACTS_PARAM = /^contacts$/i;
@@ -27,17 +27,21 @@ export function loggablePath(url: string): string {
   return masked.join('/') + (queryAt === -1 ? '' : '?[query]');
 }
 
-/** Anything shaped like an email (raw or with a percent-encoded `@`) or an API key. */
+/**
+ * Anything shaped like an email (raw or with a percent-encoded `@`), an API key, or a webhook
+ * signing secret (`whsec_` and base64, raw or percent-encoded, as webhooks/webhook-signing.ts makes them).
+ */
 const EMAIL_LIKE = /[^\s"'<>()[\]\\/@,;:]+(?:@|%40)[A-Za-z0-9.-]+/gi;
 const KEY_LIKE = new RegExp(`${API_KEY_PREFIX}[A-Za-z0-9_-]+`, 'gi');
+const WEBHOOK_SECRET_LIKE = /whsec_[A-Za-z0-9+/=%]+/gi;
 
 /**
- * Last line of defence, applied to every serialized log line: free text (an error's message or
- * a database error's detail, e.g. "Key (organization_id, email)=(..., ada@example.com)") can
- * carry an email or a key that no serializer knows about.
+ * Last line of defence, applied to every serialized log line and to every text of an exported
+ * span: free text (an error's message or a database error's detail, e.g. "Key (organization_id,
+ * email)=(..., ada@example.com)") can carry an email, a key or a secret that no serializer knows about.
  */
 export function maskSecrets(line: string): string {
-  return line.replace(KEY_LIKE, '[key]').replace(EMAIL_LIKE, '[email]');
+  return line.replace(KEY_LIKE, '[key]').replace(WEBHOOK_SECRET_LIKE, '[secret]').replace(EMAIL_LIKE, '[email]');
 }
 
 /** Routes polled by probes and scrapers: their successful answers are logged at debug level. */
@@ -64,14 +68,10 @@ const STARTUP_CONTEXTS = new Set(['NestFactory', 'InstanceLoader', 'RoutesResolv
  * parser refused get theirs in http-body/client-error.ts).
  */
 export function loggerParams(config: AppConfig): Params {
-  // With tracing on, every line of a request's logger (every line with its request id) carries
-  // its trace_id, span_id and trace_flags, decided at the edge (docs/production.md, "Tracing");
-  // off, nothing is added.
-  const tracing = activeTracing();
-  if (tracing) bindTraceFields(tracing.logFields);
   return {
     pinoHttp: {
       level: config.LOG_LEVEL,
+      mixin: traceFields,
       hooks: {
         logMethod(args, method, level) {
           const context = (args[0] as { context?: unknown } | undefined)?.context;
@@ -107,31 +107,15 @@ export function loggerParams(config: AppConfig): Params {
   };
 }
 
-type ChildOf = (this: unknown, bindings: Record<string, unknown>, options?: object) => unknown;
-let traceFieldsOf: ((req: object) => Record<string, string>) | undefined;
-
 /**
- * The request's trace fields go into the child logger pino-http makes for each request
- * (`logger.child({ req })`), not into a second child (pino-http's `customProps`): a child of that
- * child made the first one a prototype, which V8 pays for on every request, sampled or not
- * (≈ 8 µs a request on Node 20; docs/performance.md, "Tracing, eighth pass"). The same fields
- * after `req`, as before. pino's loggers share one prototype, patched once.
+ * With tracing on, a line written inside a traced request carries its trace_id, span_id (the span
+ * active where the line was written: the HTTP server span for the request's completion line) and
+ * trace_flags (`01` sampled, `00` not), read from OpenTelemetry's active context. Without an
+ * active span (tracing off, probes, work outside requests) nothing is added. A new object each
+ * time: pino merges the line's own fields into it.
  */
-export function bindTraceFields(logFields: (req: object) => Record<string, string>): void {
-  const patched = traceFieldsOf !== undefined;
-  traceFieldsOf = logFields;
-  if (patched) return;
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const makeInstance = require('pino/lib/proto') as () => object;
-  const prototype = Object.getPrototypeOf(makeInstance()) as { child: ChildOf };
-  const child = prototype.child;
-  if (typeof child !== 'function') throw new Error('pino: no child() on its prototype: check its version');
-  prototype.child = function (this: unknown, bindings: Record<string, unknown>, options?: object) {
-    const req = bindings?.req;
-    if (options === undefined && typeof req === 'object' && req !== null) {
-      const fields = traceFieldsOf!(req);
-      if (fields.trace_id !== undefined) return child.call(this, { ...bindings, ...fields });
-    }
-    return child.call(this, bindings, options);
-  };
+export function traceFields(): Record<string, string> {
+  const context = trace.getActiveSpan()?.spanContext();
+  if (context === undefined || !trace.isSpanContextValid(context)) return {};
+  return { trace_id: context.traceId, span_id: context.spanId, trace_flags: context.traceFlags.toString(16).padStart(2, '0') };
 }

@@ -1,20 +1,27 @@
 import { tracingSettings, TracingSettingsError } from './tracing-settings';
 
+let provider: { shutdown(): Promise<void> } | undefined;
+
 /**
  * The first import of main.ts: OpenTelemetry instruments modules by hooking `require`, so it must
- * be set up before http, express, Nest, pg or ioredis are first loaded. When the OTEL_*
- * variables leave tracing off (the default), nothing of OpenTelemetry is loaded.
+ * be set up before http, express, Nest, pg or ioredis are first loaded. When the OTEL_* variables
+ * leave tracing off (the default), nothing of OpenTelemetry's SDK is loaded.
  */
 try {
   const settings = tracingSettings(process.env);
-  if (settings.enabled) {
-    // Required here, not imported: the SDK must stay unloaded when tracing is off.
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
-    (require('./start-tracing') as typeof import('./start-tracing')).startTracing(settings);
-  }
+  // Required, not imported: the SDK stays unloaded when tracing is off.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  if (settings.enabled) provider = (require('./start-tracing') as typeof import('./start-tracing')).startTracing(settings);
 } catch (error) {
-  // Like any bad configuration value: one line naming the variable, exit 1 (README, "Configuration").
+  // Like any bad configuration value: one line naming the variable, exit 1.
   if (!(error instanceof TracingSettingsError)) throw error;
   console.error(`Invalid configuration: ${error.message}`);
   process.exit(1);
+}
+
+/** At shutdown: export the buffered spans, never longer than `timeoutMs`, never throw. */
+export async function shutdownTracing(timeoutMs: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([provider?.shutdown().catch(() => undefined), new Promise<void>((resolve) => (timer = setTimeout(resolve, timeoutMs)))]);
+  clearTimeout(timer);
 }

@@ -1,14 +1,11 @@
 /**
- * Whether and how the service traces, read from the standard OpenTelemetry variables
- * (https://opentelemetry.io/docs/specs/otel/configuration/sdk-environment-variables/). Pure: no
- * OpenTelemetry package is loaded here, so a service without tracing never loads the SDK.
- *
- * Tracing is OFF unless a variable asks for it: an explicit exporter in OTEL_TRACES_EXPORTER
- * (other than `none`), or an OTLP endpoint (OTEL_EXPORTER_OTLP_ENDPOINT or
- * OTEL_EXPORTER_OTLP_TRACES_ENDPOINT). The spec's default exporter is `otlp` to localhost:4318;
- * we do not follow that default, so a plain start never sends spans to a collector nobody set up.
- * OTEL_SDK_DISABLED=true switches it off whatever else is set. Everything else keeps the spec's
- * meaning and defaults (see docs/production.md, "Tracing").
+ * Whether and how the service traces, read and checked at start from the standard OpenTelemetry
+ * variables (https://opentelemetry.io/docs/specs/otel/configuration/sdk-environment-variables/).
+ * Pure: no OpenTelemetry package is loaded here. Tracing is OFF unless OTEL_TRACES_EXPORTER names
+ * an exporter (not `none`) or an OTLP endpoint is set (OTEL_EXPORTER_OTLP_ENDPOINT or
+ * OTEL_EXPORTER_OTLP_TRACES_ENDPOINT): unlike the spec's default (`otlp` to localhost:4318), a plain
+ * start never sends spans to a collector nobody set up. OTEL_SDK_DISABLED=true switches it off
+ * whatever else is set. Everything else keeps the spec's meaning and defaults.
  */
 
 export type TraceExporterName = 'otlp' | 'console';
@@ -16,16 +13,10 @@ export type OtlpProtocol = 'http/protobuf' | 'http/json';
 
 export type SamplerName = 'always_on' | 'always_off' | 'traceidratio' | 'parentbased_always_on' | 'parentbased_always_off' | 'parentbased_traceidratio';
 
+/** `sampler`: OTEL_TRACES_SAMPLER (spec default parentbased_always_on) and its ratio (OTEL_TRACES_SAMPLER_ARG, default 1). */
 export type TracingSettings =
   | { enabled: false; why: string }
-  | {
-      enabled: true;
-      exporters: TraceExporterName[];
-      protocol: OtlpProtocol;
-      propagators: Array<'tracecontext' | 'baggage'>;
-      /** OTEL_TRACES_SAMPLER (spec default parentbased_always_on) and its ratio (OTEL_TRACES_SAMPLER_ARG, default 1). */
-      sampler: { name: SamplerName; ratio: number };
-    };
+  | { enabled: true; exporters: TraceExporterName[]; protocol: OtlpProtocol; propagators: Array<'tracecontext' | 'baggage'>; sampler: { name: SamplerName; ratio: number } };
 
 /** A variable with a value this service cannot honour: the start stops with this message. */
 export class TracingSettingsError extends Error {}
@@ -41,10 +32,7 @@ function read(env: Env, name: string): string | undefined {
 }
 
 function list(value: string | undefined): string[] {
-  return (value ?? '')
-    .split(',')
-    .map((v) => v.trim().toLowerCase())
-    .filter(Boolean);
+  return (value ?? '').split(',').map((v) => v.trim().toLowerCase()).filter(Boolean);
 }
 
 export function tracingSettings(env: Env): TracingSettings {
@@ -54,8 +42,7 @@ export function tracingSettings(env: Env): TracingSettings {
   }
   if (disabled === 'true') return { enabled: false, why: 'OTEL_SDK_DISABLED=true' };
 
-  const exporterValue = read(env, 'OTEL_TRACES_EXPORTER');
-  const named = list(exporterValue);
+  const named = list(read(env, 'OTEL_TRACES_EXPORTER'));
   for (const name of named) {
     if (name !== 'otlp' && name !== 'console' && name !== 'none') {
       throw new TracingSettingsError(`OTEL_TRACES_EXPORTER: "${name}" is not supported (use otlp, console or none)`);
@@ -104,11 +91,5 @@ export function tracingSettings(env: Env): TracingSettings {
     if (!propagators.includes(name)) propagators.push(name);
   }
 
-  return {
-    enabled: true,
-    exporters,
-    protocol,
-    propagators,
-    sampler: { name: (sampler as SamplerName | undefined) ?? 'parentbased_always_on', ratio: ratioValue },
-  };
+  return { enabled: true, exporters, protocol, propagators, sampler: { name: (sampler as SamplerName | undefined) ?? 'parentbased_always_on', ratio: ratioValue } };
 }
