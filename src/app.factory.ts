@@ -11,7 +11,7 @@ import { securityHeadersMiddleware } from './common/security-headers';
 import type { AppConfig } from './config/app-config';
 import type { DatabaseTarget } from './database/database.module';
 import { setupDocs } from './docs/setup-docs';
-import { answerClientError, answerConnect } from './http-body/client-error';
+import { answerClientError, answerConnect, trackResponses } from './http-body/client-error';
 import { trackConnections } from './http-body/graceful-shutdown';
 import { httpMetricsMiddleware } from './metrics/http-metrics.middleware';
 import { MetricsService } from './metrics/metrics.service';
@@ -29,7 +29,7 @@ export async function createApp(
   const root = AppModule.forRoot(config);
   const module = extraModules.length ? { ...root, imports: [...(root.imports ?? []), ...extraModules] } : root;
   const app = await NestFactory.create<NestExpressApplication>(module, {
-    bodyParser: false, // bodies are read after authentication, by each POST/PATCH route's JsonBodyGuard (@JsonBody())
+    bodyParser: false, // bodies are read after the guards (key, limits, scope), by JsonBodyInterceptor
     bufferLogs: true,
   });
   app.useLogger(app.get(Logger));
@@ -44,10 +44,11 @@ export async function createApp(
   setupDocs(app);
 
   const server: Server = app.getHttpServer();
+  trackResponses(server); // what answerClientError needs to know of a connection
   server.on('clientError', answerClientError);
   server.on('connect', answerConnect); // otherwise closed by Node with no answer at all
   // No automatic "100 Continue": a client that waits for it is told to send its body only when
-  // the body is about to be read, after the key and the limits (JsonBodyGuard).
+  // the body is about to be read, after the key, the limits and the scope (JsonBodyInterceptor).
   server.on('checkContinue', (req, res) => server.emit('request', req, res));
   // Any other expectation: not Node's bare 417 but the contract's answer (UnmetExpectationGuard).
   server.on('checkExpectation', (req, res) => {
@@ -55,7 +56,7 @@ export async function createApp(
     server.emit('request', req, res);
   });
   // Headers not received in time: 408 REQUEST_TIMEOUT (answerClientError), checked every
-  // second rather than Node's 30 s. The body has its own timeout in JsonBodyGuard; the
+  // second rather than Node's 30 s. The body has its own timeout in the body reader; the
   // request timeout is a backstop for bodies nobody reads.
   server.headersTimeout = config.HEADERS_TIMEOUT_MS;
   server.requestTimeout = config.HEADERS_TIMEOUT_MS + config.BODY_TIMEOUT_MS;

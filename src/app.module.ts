@@ -1,5 +1,5 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { APP_FILTER, APP_GUARD, APP_PIPE } from '@nestjs/core';
+import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
 import { LoggerModule } from 'nestjs-pino';
 import { ApiKeyGuard } from './auth/api-key.guard';
 import { AuthModule } from './auth/auth.module';
@@ -12,6 +12,7 @@ import { DatabaseModule, type DatabaseTarget } from './database/database.module'
 import { RequestErrorFilter } from './errors/request-error.filter';
 import { HealthModule } from './health/health.module';
 import { UnmetExpectationGuard } from './http-body/expectation';
+import { JsonBodyInterceptor } from './http-body/json-body.interceptor';
 import { ListMembershipsModule } from './list-memberships/list-memberships.module';
 import { ListsModule } from './lists/lists.module';
 import { loggerParams } from './logging/logging';
@@ -27,11 +28,12 @@ import { RequestValidationPipe } from './validation/request-validation.pipe';
 import { DryRunOnlyWhereOffered } from './contacts/dry-run.pipe';
 
 /**
- * The request path, in order: request id and per-IP limit (middleware) → ApiKeyGuard →
- * organization limit (guard) → key scope (guard) → the route's guards → JsonBodyGuard (size, JSON;
- * a route guard every POST and PATCH route names, after its header checks: `@JsonBody()` or
- * `@TakesNoBody()`; not global, so GET and DELETE routes never run it) → the route's after-body
- * checks (DryRunCheck) → controller → pipeline. Global guards run in the order they are listed here.
+ * The request path, in order: request id, security headers and per-IP limit (middleware) →
+ * routing → ApiKeyGuard → organization limit → key scope → path, Expect and ?dryRun checks (the
+ * global guards, in the order listed here) → the route's own guards (X-Client-Request-Id) →
+ * JsonBodyInterceptor (on POST and PATCH: size, media type, encoding, JSON) → pipes (the body's
+ * shape, query values) → controller → pipeline. Nest runs every guard before any interceptor, so
+ * no body is read before the key, the limits and the scope have passed.
  */
 @Module({})
 export class AppModule {
@@ -60,10 +62,11 @@ export class AppModule {
         { provide: APP_CONFIG, useValue: config },
         { provide: APP_GUARD, useExisting: ApiKeyGuard },
         { provide: APP_GUARD, useExisting: OrgRateLimitGuard }, // right after the key: it needs the caller
-        { provide: APP_GUARD, useExisting: ScopeGuard }, // after the limit, so a 403 counts; before the body
+        { provide: APP_GUARD, useExisting: ScopeGuard }, // after the limit, so a 403 counts
         { provide: APP_GUARD, useClass: BrokenPathEncodingGuard }, // path checks come after both limits
         { provide: APP_GUARD, useClass: UnmetExpectationGuard }, // so does an Expect other than 100-continue
-        { provide: APP_GUARD, useClass: DryRunOnlyWhereOffered }, // ?dryRun on a route without one: 400, nothing done
+        { provide: APP_GUARD, useClass: DryRunOnlyWhereOffered }, // ?dryRun: bad, or on a route without one: 400, nothing done
+        { provide: APP_INTERCEPTOR, useClass: JsonBodyInterceptor }, // after every guard: the body is read last
         { provide: APP_PIPE, useClass: RequestValidationPipe }, // request DTOs (class-validator)
         { provide: APP_FILTER, useClass: RequestErrorFilter },
       ],

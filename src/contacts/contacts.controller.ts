@@ -18,13 +18,12 @@ import {
 } from '../docs/openapi.decorators';
 import { RequestError, noRoute } from '../errors/request-error';
 import { RequestErrorCode } from '../errors/error-codes';
-import { JsonBodyGuard } from '../http-body/json-body.guard';
 import { ClientRequestIdGuard, clientRequestIdOf } from '../requests/client-request-id';
 import type { ContactInput } from './contact-input.shape';
 import { type ContactsEndpoint, renderContact } from './contact-results';
 import { ContactsPipelineService } from './contacts-pipeline.service';
 import { ContactsRepository } from './contacts.repository';
-import { DryRunCheck, DryRunPipe } from './dry-run.pipe';
+import { DryRunPipe, OffersDryRun } from './dry-run.pipe';
 import { BatchContactsDto } from './dto/batch-contacts.dto';
 import {
   BatchResponseModel,
@@ -128,7 +127,8 @@ export class ContactsController {
 
   @Post()
   @RequireScope('contacts:write')
-  @UseGuards(ClientRequestIdGuard, JsonBodyGuard, DryRunCheck) // in this order: header, body, ?dryRun
+  @UseGuards(ClientRequestIdGuard)
+  @OffersDryRun()
   @ApiOperation({
     operationId: 'upsertContact',
     summary: 'Create or update one contact',
@@ -160,7 +160,8 @@ export class ContactsController {
 
   @Post('batch')
   @RequireScope('contacts:write')
-  @UseGuards(ClientRequestIdGuard, JsonBodyGuard, DryRunCheck)
+  @UseGuards(ClientRequestIdGuard)
+  @OffersDryRun()
   @ApiOperation({
     operationId: 'syncContacts',
     summary: 'Create or update up to 50 contacts',

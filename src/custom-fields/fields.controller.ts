@@ -8,7 +8,6 @@ import { requestIdOf } from '../common/request-id';
 import { ApiAnswer, ApiKeyAuth, ApiRequestError } from '../docs/openapi.decorators';
 import { RequestErrorCode } from '../errors/error-codes';
 import { invalidRequest, RequestError } from '../errors/request-error';
-import { JsonBody } from '../http-body/json-body.guard';
 import { CustomFieldsRepository } from './custom-fields.repository';
 import { CreateFieldDto, UpdateFieldDto } from './dto/field-bodies.dto';
 import { FieldResponseModel } from './dto/field-response.dto';
@@ -49,7 +48,6 @@ export class FieldsController {
   /** docs/api.md, "Custom fields": the checks of `field create`, shared (field-checks.ts). */
   @Post()
   @RequireScope('admin')
-  @JsonBody()
   @ApiOperation({
     operationId: 'createField',
     summary: 'Define a custom field',
@@ -76,7 +74,6 @@ export class FieldsController {
   @Patch(':key')
   @HttpCode(200)
   @RequireScope('admin')
-  @JsonBody()
   @ApiOperation({
     operationId: 'updateField',
     summary: 'Change a custom field’s required flag, default or options',

@@ -6,7 +6,7 @@ import { Caller } from '../auth/caller.decorator';
 import { RequireScope } from '../auth/scopes';
 import { requestIdOf } from '../common/request-id';
 import { ApiAnswer, ApiKeyAuth, ApiRequestError } from '../docs/openapi.decorators';
-import { TakesNoBody } from '../http-body/json-body.guard';
+import { NoBody } from '../http-body/no-body';
 import { ErasedModel } from './dto/erasure.dto';
 import { ErasureService } from './erasure.service';
 
@@ -20,7 +20,6 @@ export class ErasureController {
   @Post(':email/erase')
   @HttpCode(200)
   @RequireScope('admin')
-  @TakesNoBody()
   @ApiOperation({
     operationId: 'eraseContact',
     summary: 'Erase an address (right to erasure)',
@@ -37,7 +36,7 @@ export class ErasureController {
   @ApiRequestError(403, 'INSUFFICIENT_SCOPE: the key lacks the `admin` scope')
   @ApiRequestError(400, 'INVALID_REQUEST: a body other than none, empty or `{}`, or broken percent-encoding in the path')
   @ApiRequestError(413, 'More than 1,048,576 bytes of decoded body (PAYLOAD_TOO_LARGE)')
-  async erase(@Caller() caller: CallerIdentity, @Req() req: Request, @Param('email') rawEmail: string) {
+  async erase(@Caller() caller: CallerIdentity, @Req() req: Request, @Param('email') rawEmail: string, @NoBody() _body: undefined) {
     const outcome = await this.erasure.erase(caller.organizationId, rawEmail, requestIdOf(req));
     return { request_id: requestIdOf(req), status: 'erased', ...outcome };
   }

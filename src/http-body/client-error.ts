@@ -1,13 +1,31 @@
 import { randomUUID } from 'node:crypto';
-import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
+import { STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { Logger } from '@nestjs/common';
-import { markBodyMalformed } from './json-body.guard';
+import { markBodyMalformed } from './json-body';
 import type { RequestErrorBody } from '../errors/error-body';
 import { RequestErrorCode, httpStatusOf } from '../errors/error-codes';
 
 /** The line of an answer written here, shaped like the request lines of pino-http (common/logging.ts). */
 const logger = new Logger('HTTP');
+
+/** The responses still being answered on each connection, oldest first (pipelined requests queue). */
+const answering = new WeakMap<Duplex, Set<ServerResponse>>();
+
+/**
+ * Follows the requests being answered on each connection, so that answerClientError knows what is
+ * in flight on the socket Node hands it. Every 'request' (also those re-emitted from
+ * 'checkContinue' / 'checkExpectation') is added, and removed when its response closes.
+ */
+export function trackResponses(server: Server): void {
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    const socket = req.socket;
+    let responses = answering.get(socket);
+    if (!responses) answering.set(socket, (responses = new Set()));
+    responses.add(res);
+    res.once('close', () => responses.delete(res));
+  });
+}
 
 /**
  * Requests Node's HTTP parser refuses (malformed request line or headers, headers too large, a
@@ -20,12 +38,14 @@ const logger = new Logger('HTTP');
  * answered by the body reader); one refused before routing gets a line here.
  */
 export function answerClientError(error: Error & { code?: string }, socket: Duplex): void {
-  const inFlight = (socket as Duplex & { _httpMessage?: ServerResponse | null })._httpMessage;
+  const responses = [...(answering.get(socket) ?? [])];
   // An answer already under way cannot be replaced without corrupting the stream: just close.
-  if (!socket.writable || error.code === 'ECONNRESET' || inFlight?.headersSent) {
+  if (!socket.writable || error.code === 'ECONNRESET' || responses.some((res) => res.headersSent)) {
     socket.destroy();
     return;
   }
+  // The request whose bytes Node was parsing when it failed: the last one it handed over.
+  const inFlight = responses.at(-1);
   const timedOut = error.code === 'ERR_HTTP_REQUEST_TIMEOUT';
   const code = timedOut ? RequestErrorCode.REQUEST_TIMEOUT : RequestErrorCode.INVALID_REQUEST;
   const message = timedOut
@@ -36,12 +56,11 @@ export function answerClientError(error: Error & { code?: string }, socket: Dupl
         ? 'Malformed HTTP request body'
         : 'Malformed HTTP request';
   if (inFlight && !timedOut) {
-    // The connection cannot carry another request.
-    inFlight.shouldKeepAlive = false;
+    // The connection cannot carry another request: each answer still due closes it.
+    for (const res of responses) res.setHeader('Connection', 'close');
     // The request being handled arrived whole: the bytes that failed come after it (a pipelined
     // request, or more body than its Content-Length said). It gets its own answer, then the
-    // connection closes; those bytes get none (probe10: its body reader used to answer 400
-    // "Malformed HTTP request body" for a valid, complete POST, which was not done).
+    // connection closes; those bytes get none.
     if (inFlight.req.complete) return;
     // Otherwise the request is being handled (perhaps not even past its middleware yet): its body
     // reader answers 400 through the ordinary path.

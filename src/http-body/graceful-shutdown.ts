@@ -68,7 +68,7 @@ export function trackConnections(server: Server): void {
  * Connections carrying no request (idle keep-alive, a bare TCP connection, headers only half sent)
  * are closed at once; requests being answered finish, their answers carry `Connection: close`, and
  * their connection is closed right after. A request whose body is still arriving gets
- * DRAIN_BODY_GRACE_MS for the rest, then 503 SERVICE_UNAVAILABLE (JsonBodyGuard). Nest's `app.close()` runs the modules' destroy hooks
+ * DRAIN_BODY_GRACE_MS for the rest, then 503 SERVICE_UNAVAILABLE (http-body/json-body.ts). Nest's `app.close()` runs the modules' destroy hooks
  * (PrismaService disconnects) BEFORE it closes the HTTP server, so main.ts drains with this first,
  * and only then calls `app.close()`.
  */

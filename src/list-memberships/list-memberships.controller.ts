@@ -9,7 +9,6 @@ import { isValidEmail, normalizeEmail } from '../contacts/email';
 import { ApiAnswer, ApiKeyAuth, ApiRequestError } from '../docs/openapi.decorators';
 import { RequestErrorCode } from '../errors/error-codes';
 import { RequestError } from '../errors/request-error';
-import { JsonBody } from '../http-body/json-body.guard';
 import { ListRemovalBatchModel, ListRemovalModel } from './dto/removal-responses.dto';
 import { RemoveFromListDto } from './dto/remove-from-list.dto';
 import { ListMembershipsService, REMOVAL_BATCH_LIMIT } from './list-memberships.service';
@@ -26,7 +25,6 @@ export class ListMembershipsController {
   @Post('remove')
   @HttpCode(200)
   @RequireScope('contacts:write')
-  @JsonBody()
   @ApiOperation({
     operationId: 'removeFromListBatch',
     summary: `Remove up to ${REMOVAL_BATCH_LIMIT} contacts from a list`,

@@ -8,7 +8,6 @@ import { requestIdOf } from '../common/request-id';
 import { ApiAnswer, ApiKeyAuth, ApiRequestError } from '../docs/openapi.decorators';
 import { RequestErrorCode } from '../errors/error-codes';
 import { invalidRequest, RequestError } from '../errors/request-error';
-import { JsonBody } from '../http-body/json-body.guard';
 import { CreateListDto, UpdateListDto } from './dto/list-bodies.dto';
 import { ListResponseModel } from './dto/list-response.dto';
 import { ListsResponseModel } from './dto/lists-response.dto';
@@ -35,7 +34,6 @@ export class ListsController {
   /** docs/api.md, "Lists": create a list. */
   @Post()
   @RequireScope('admin')
-  @JsonBody()
   @ApiOperation({ operationId: 'createList', summary: 'Create a list' })
   @ApiBody({ type: CreateListDto })
   @ApiAnswer(201, 'The new list (not archived)', ListResponseModel)
@@ -51,7 +49,6 @@ export class ListsController {
   @Patch(':id')
   @HttpCode(200)
   @RequireScope('admin')
-  @JsonBody()
   @ApiOperation({
     operationId: 'updateList',
     summary: 'Rename, archive or unarchive a list',

@@ -15,7 +15,7 @@ type WithClientRequestId = Request & { clientRequestId?: string };
 
 /**
  * On both POST endpoints (controller-scoped, so after the global guards: the key and the limits)
- * and before JsonBodyGuard reads the body. An absent header is fine; an empty, repeated or
+ * and before JsonBodyInterceptor reads the body. An absent header is fine; an empty, repeated or
  * malformed one is 400 INVALID_REQUEST. A valid id is echoed on every answer from here on.
  */
 @Injectable()

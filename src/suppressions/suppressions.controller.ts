@@ -9,7 +9,6 @@ import { ApiAnswer, ApiKeyAuth, ApiRequestError } from '../docs/openapi.decorato
 import { RequestError, invalidRequest } from '../errors/request-error';
 import { RequestErrorCode } from '../errors/error-codes';
 import { SuppressionReason } from '../generated/prisma/enums';
-import { JsonBody } from '../http-body/json-body.guard';
 import { SuppressBodyModel, SuppressResponseModel, SuppressionsPageModel, UnsuppressedModel } from './dto/suppressions.dto';
 import { decodeSuppressionCursor, encodeSuppressionCursor } from './suppression-cursor';
 import { SuppressionsService, type SuppressInput } from './suppressions.service';
@@ -32,7 +31,6 @@ export class SuppressionsController {
   @Post()
   @HttpCode(200)
   @RequireScope('contacts:write')
-  @JsonBody()
   @ApiOperation({
     operationId: 'suppress',
     summary: 'Suppress up to 50 addresses',

@@ -98,8 +98,10 @@ export class RequestValidationPipe extends ValidationPipe {
   }
 
   override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
-    // A body that is not an object (null, an array, a scalar) is refused before any DTO is made.
+    // No body (none was sent, or it was empty), or a body that is not an object (null, an array,
+    // a scalar): refused before any DTO is made.
     if (metadata.type !== 'body' || !this.toValidate(metadata)) return super.transform(value, metadata);
+    if (value === undefined) throw invalidRequest('Request body is empty: a JSON document is required');
     if (!isPlainObject(value)) throw invalidRequest('Request body must be a JSON object');
     const metatype = metadata.metatype!;
     if (hasEarlyChecks(metatype)) {

@@ -8,7 +8,7 @@ import { APP_CONFIG, type AppConfig } from '../config/app-config';
 import { requestIdOf } from '../common/request-id';
 import { ApiAnswer, ApiKeyAuth, ApiRequestError } from '../docs/openapi.decorators';
 import { invalidRequest } from '../errors/request-error';
-import { JsonBody, TakesNoBody } from '../http-body/json-body.guard';
+import { NoBody } from '../http-body/no-body';
 import { CreateWebhookDto, UpdateWebhookDto } from './dto/webhook-bodies.dto';
 import {
   WebhookCreatedModel,
@@ -41,7 +41,6 @@ export class WebhooksController {
 
   @Post()
   @RequireScope('admin')
-  @JsonBody()
   @ApiOperation({
     operationId: 'createWebhook',
     summary: 'Create a webhook',
@@ -86,7 +85,6 @@ export class WebhooksController {
   @Patch(':id')
   @HttpCode(200)
   @RequireScope('admin')
-  @JsonBody()
   @ApiOperation({ operationId: 'updateWebhook', summary: 'Change a webhook’s url or types, or disable or enable it' })
   @ApiParam({ name: 'id', type: String })
   @ApiBody({ type: UpdateWebhookDto })
@@ -121,7 +119,6 @@ export class WebhooksController {
   @Post(':id/rotate-secret')
   @HttpCode(200)
   @RequireScope('admin')
-  @TakesNoBody()
   @ApiOperation({
     operationId: 'rotateWebhookSecret',
     summary: 'Replace a webhook’s signing secret',
@@ -133,7 +130,7 @@ export class WebhooksController {
   @ApiRequestError(403, adminOnly)
   @ApiRequestError(404, notFound)
   @ApiRequestError(413, tooLarge)
-  async rotateSecret(@Caller() caller: CallerIdentity, @Req() req: Request, @Param('id') id: string) {
+  async rotateSecret(@Caller() caller: CallerIdentity, @Req() req: Request, @Param('id') id: string, @NoBody() _body: undefined) {
     return { request_id: requestIdOf(req), secret: await this.webhooks.rotateSecret(caller.organizationId, id) };
   }
 

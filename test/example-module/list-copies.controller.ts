@@ -6,7 +6,6 @@ import { Caller } from '../../src/auth/caller.decorator';
 import { RequireScope } from '../../src/auth/scopes';
 import { requestIdOf } from '../../src/common/request-id';
 import { ApiAnswer, ApiKeyAuth, ApiRequestError } from '../../src/docs/openapi.decorators';
-import { JsonBody } from '../../src/http-body/json-body.guard';
 import { CopyListDto } from './dto/copy-list.dto';
 import { ListCopyResponseModel } from './dto/list-copy-responses.dto';
 import { ListCopiesService } from './list-copies.service';
@@ -19,7 +18,6 @@ export class ListCopiesController {
 
   @Post(':id/copy')
   @RequireScope('admin')
-  @JsonBody()
   @ApiOperation({ operationId: 'copyList', summary: 'Copy a list and its members' })
   @ApiAnswer(201, 'The new list', ListCopyResponseModel) // X-Request-Id and the rate-limit headers included
   @ApiRequestError(400, 'INVALID_REQUEST: wrong shape')

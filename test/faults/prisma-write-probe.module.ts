@@ -3,7 +3,6 @@ import type { CallerIdentity } from '../../src/auth/authenticated-request';
 import { Caller } from '../../src/auth/caller.decorator';
 import { RequireScope } from '../../src/auth/scopes';
 import { PrismaService } from '../../src/database/prisma.service';
-import { JsonBody } from '../../src/http-body/json-body.guard';
 
 /** The contacts one probe request writes: `${tag}-0@probe.test` and `${tag}-1@probe.test`. */
 export const probeEmails = (tag: string) => [`${tag}-0@probe.test`, `${tag}-1@probe.test`];
@@ -21,7 +20,6 @@ class PrismaWriteProbeController {
   @Post()
   @HttpCode(200)
   @RequireScope('contacts:write')
-  @JsonBody() // the test sends `{}`
   async write(@Caller() caller: CallerIdentity, @Query('tag') tag: string, @Query('listId') listId: string): Promise<{ contactIds: string[] }> {
     return this.prisma.$transaction(async (tx) => {
       const contacts = [];

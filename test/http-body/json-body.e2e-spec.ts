@@ -1,12 +1,5 @@
 import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
-import { Patch, Post, RequestMethod, UseGuards, UseInterceptors, type CallHandler, type CanActivate, type NestInterceptor, type Type } from '@nestjs/common';
-import { GUARDS_METADATA, INTERCEPTORS_METADATA, METHOD_METADATA, MODULE_METADATA } from '@nestjs/common/constants';
-import { ModulesContainer } from '@nestjs/core';
-import { DryRunCheck } from '../../src/contacts/dry-run.pipe';
-import { ChecksAfterBody, checksAfterBody, JsonBody, JsonBodyGuard, TakesNoBody } from '../../src/http-body/json-body.guard';
-import { ClientRequestIdGuard } from '../../src/requests/client-request-id';
-import { ListCopiesModule } from '../example-module/list-copies.module';
-import { PrismaWriteProbeModule } from '../faults/prisma-write-probe.module';
+import { createApiKey } from '../utils/fixtures';
 import { createTestAppWithOrg, type TestApp } from '../utils/test-app';
 import { portOf, sendHeadersOnly } from '../rate-limit/support';
 import { rawPost } from '../utils/net';
@@ -176,89 +169,55 @@ describe('JSON request bodies', () => {
     });
   });
 
-  describe('which routes read a body', () => {
-    /** Every route handler of these controllers, with its method, route guards and interceptors. */
-    const handlersOf = (controllers: Type[]) => {
-      const handlers: Array<{ name: string; method: RequestMethod; guards: unknown[]; interceptors: unknown[] }> = [];
-      for (const controller of controllers) {
-        for (const name of Object.getOwnPropertyNames(controller.prototype)) {
-          const handler = (controller.prototype as Record<string, unknown>)[name];
-          const method = typeof handler === 'function' ? (Reflect.getMetadata(METHOD_METADATA, handler) as RequestMethod | undefined) : undefined;
-          if (method === undefined) continue;
-          const guards = (Reflect.getMetadata(GUARDS_METADATA, handler as object) as unknown[] | undefined) ?? [];
-          const interceptors = (Reflect.getMetadata(INTERCEPTORS_METADATA, handler as object) as unknown[] | undefined) ?? [];
-          handlers.push({ name: `${controller.name}.${name}`, method, guards, interceptors });
-        }
-      }
-      return handlers;
-    };
-    /** The app's controllers as Nest registered them, and those of the test modules mounted beside it. */
-    const controllers = () => [
-      ...[...t.app.get(ModulesContainer).values()].flatMap((module) => [...module.controllers.values()].map((wrapper) => wrapper.metatype as Type)),
-      ...[ListCopiesModule, PrismaWriteProbeModule].flatMap((module) => Reflect.getMetadata(MODULE_METADATA.CONTROLLERS, module) as Type[]),
-    ];
+  describe('where the body is read: after every guard, by one interceptor, on POST and PATCH', () => {
+    const headersOnly = (path: string, headers: Record<string, string>) =>
+      sendHeadersOnly(portOf(t), path, { 'Content-Type': 'application/json', 'Content-Length': String(50 * LIMIT), ...headers });
 
-    it('every POST and PATCH route reads its body once, as a route guard, before its after-body checks; no other route has the reader', () => {
-      const handlers = handlersOf(controllers());
-      const withBody = handlers.filter((h) => h.method === RequestMethod.POST || h.method === RequestMethod.PATCH);
-      expect(withBody.length).toBeGreaterThanOrEqual(14);
-      expect(withBody.filter((h) => h.guards.filter((g) => g === JsonBodyGuard).length !== 1).map((h) => h.name)).toEqual([]);
-      const readLate = (h: (typeof handlers)[number]) => h.guards.findIndex(checksAfterBody) !== -1 && h.guards.findIndex(checksAfterBody) < h.guards.indexOf(JsonBodyGuard);
-      expect(withBody.filter(readLate).map((h) => h.name)).toEqual([]);
-      const others = handlers.filter((h) => !withBody.includes(h));
-      expect(others.length).toBeGreaterThan(0);
-      expect(others.filter((h) => h.method === RequestMethod.ALL).map((h) => h.name)).toEqual([]); // would take a body unchecked
-      expect(others.filter((h) => h.guards.includes(JsonBodyGuard)).map((h) => h.name)).toEqual([]);
-      // The contacts POSTs: the client request id before the body, the dryRun check after it, and
-      // no interceptor (Nest's rxjs chain is skipped: docs/performance.md, single8).
-      for (const name of ['ContactsController.createOrUpdate', 'ContactsController.batch']) {
-        const handler = handlers.find((h) => h.name === name);
-        expect([name, ...(handler?.guards ?? [])]).toEqual([name, ClientRequestIdGuard, JsonBodyGuard, DryRunCheck]);
-        expect([name, ...(handler?.interceptors ?? [])]).toEqual([name]);
+    it('a key without the route\'s scope: 403 without reading the body', async () => {
+      const orgId = (await t.prisma.apiKey.findFirstOrThrow({ select: { organizationId: true } })).organizationId;
+      const reader = (await createApiKey(t.prisma, orgId, { scope: 'contacts:read' })).key;
+      // 50 MiB announced, none sent: an answer proves nothing waited for the body.
+      const res = await headersOnly('/api/v2/contacts', { Authorization: `Bearer ${reader}` });
+      expect(res.status).toBe(403);
+      expect(JSON.parse(res.body).error.code).toBe('INSUFFICIENT_SCOPE');
+    });
+
+    it('the route\'s own checks (X-Client-Request-Id, ?dryRun) come before the body too', async () => {
+      const header = await headersOnly('/api/v2/contacts', { Authorization: `Bearer ${apiKey}`, 'X-Client-Request-Id': 'no spaces' });
+      expect([header.status, JSON.parse(header.body).error.code]).toEqual([400, 'INVALID_REQUEST']);
+      const dryRun = await headersOnly('/api/v2/contacts/batch?dryRun=maybe', { Authorization: `Bearer ${apiKey}` });
+      expect([dryRun.status, JSON.parse(dryRun.body).error]).toEqual([400, { code: 'INVALID_REQUEST', message: 'dryRun must be true or false' }]);
+    });
+
+    it('every POST and PATCH route reads its body with the same rules, with nothing declared at the route', async () => {
+      const orgId = (await t.prisma.apiKey.findFirstOrThrow({ select: { organizationId: true } })).organizationId;
+      const admin = (await createApiKey(t.prisma, orgId, { scope: 'admin' })).key;
+      const routes: Array<[string, string]> = [
+        ['post', '/api/v2/contacts'],
+        ['post', '/api/v2/contacts/batch'],
+        ['post', '/api/v2/lists'],
+        ['patch', `/api/v2/lists/${listId}`],
+        ['post', '/api/v2/fields'],
+        ['post', '/api/v2/webhooks'],
+        ['post', '/api/v2/suppressions'],
+        ['post', `/api/v2/contacts/${encodeURIComponent('a@example.com')}/erase`],
+      ];
+      for (const [method, path] of routes) {
+        const send = () => t.http()[method as 'post' | 'patch'](path).set('Authorization', `Bearer ${admin}`);
+        const malformed = await send().set('Content-Type', 'application/json').send('{"name":');
+        expect([method, path, malformed.status, malformed.body.error?.message]).toEqual([method, path, 400, 'Request body is not valid JSON']);
+        const wrongType = await send().set('Content-Type', 'text/plain').send('{}');
+        expect([method, path, wrongType.status, wrongType.body.error?.message]).toEqual([method, path, 400, 'Content-Type must be application/json']);
+        if (method === 'post') {
+          const tooLarge = await headersOnly(path, { Authorization: `Bearer ${admin}` }); // sendHeadersOnly sends a POST
+          expect([path, tooLarge.status]).toEqual([path, 413]);
+        }
       }
     });
 
-    class Own implements NestInterceptor {
-      intercept(_context: unknown, next: CallHandler) {
-        return next.handle();
-      }
-    }
-    class First implements CanActivate {
-      canActivate() {
-        return true;
-      }
-    }
-    @ChecksAfterBody()
-    class After implements CanActivate {
-      canActivate() {
-        return true;
-      }
-    }
-
-    it('@JsonBody() and @TakesNoBody() put the reader after the route guards declared below them, before those above and before interceptors', () => {
-      class Probe {
-        @Post() @JsonBody() create() {}
-        @Patch() @UseInterceptors(Own) @UseGuards(After) @JsonBody() @UseGuards(First) change() {}
-        @Post() @UseGuards(After) @TakesNoBody() act() {}
-      }
-      expect(handlersOf([Probe]).map((h) => [h.name, h.guards, h.interceptors])).toEqual([
-        ['Probe.create', [JsonBodyGuard], []],
-        ['Probe.change', [First, JsonBodyGuard, After], [Own]],
-        ['Probe.act', [JsonBodyGuard, After], []],
-      ]);
-    });
-
-    it.each([
-      ['JsonBody', JsonBody],
-      ['TakesNoBody', TakesNoBody],
-    ])('@%s() above a guard that checks after the body refuses to define the class, naming the route', (name, decorator) => {
-      const define = () => {
-        class Probe {
-          @Post() @decorator() @UseGuards(After) create() {}
-        }
-        return Probe;
-      };
-      expect(define).toThrow(`@${name}() of Probe.create must be below the guards that check after the body`);
+    it('other methods never have a body read: a GET with a malformed JSON body is answered as usual', async () => {
+      const res = await t.http().get('/api/v2/lists').set('Authorization', `Bearer ${apiKey}`).set('Content-Type', 'application/json').send('{"nope');
+      expect(res.status).toBe(200);
     });
   });
 });

@@ -1,0 +1,43 @@
+import { type CallHandler, type ExecutionContext, Inject, Injectable, type NestInterceptor } from '@nestjs/common';
+import type { Request, RequestHandler, Response } from 'express';
+import { from, type Observable, switchMap } from 'rxjs';
+import { APP_CONFIG, type AppConfig } from '../config/app-config';
+import { BODY_LIMIT_BYTES, jsonBody } from './json-body';
+
+/** POST and PATCH carry a body (PATCH /lists/{id}, /fields/{key}, /webhooks/{id}); other methods none. */
+const METHODS_WITH_BODY: ReadonlySet<string> = new Set(['POST', 'PATCH']);
+
+/**
+ * The one place request bodies are read: a global interceptor that runs the `jsonBody` middleware
+ * on every POST and PATCH. Nest runs interceptors after every guard (global, controller and route:
+ * API key, organization limit, scope, path and header checks) and before the pipes, so a request
+ * refused by any of them never has its body read, and `@Body()` sees the parsed document. Route
+ * authors declare nothing for it: the body's shape is the `@Body()` parameter's DTO, and a POST
+ * that takes no input says so with `@Body(NoBodyPipe)`.
+ */
+@Injectable()
+export class JsonBodyInterceptor implements NestInterceptor {
+  private readonly read: RequestHandler;
+
+  constructor(@Inject(APP_CONFIG) config: AppConfig) {
+    this.read = jsonBody({ limit: BODY_LIMIT_BYTES, timeoutMs: config.BODY_TIMEOUT_MS });
+  }
+
+  intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
+    const http = context.switchToHttp();
+    const req = http.getRequest<Request>();
+    if (!METHODS_WITH_BODY.has(req.method)) return next.handle();
+    const res = http.getResponse<Response>();
+    return from(runMiddleware(this.read, req, res)).pipe(switchMap(() => next.handle()));
+  }
+}
+
+/** Runs connect middleware to its `next()`: resolves, or rejects with what it passed to `next`. */
+function runMiddleware(middleware: RequestHandler, req: Request, res: Response): Promise<void> {
+  return new Promise((resolve, reject) => {
+    void middleware(req, res, (error?: unknown) => {
+      if (error === undefined) resolve();
+      else reject(error instanceof Error ? error : new Error('The body reader failed'));
+    });
+  });
+}
