@@ -1,6 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import { Database, type SqlClient } from '../database/database';
+import { Database } from '../database/database';
+import type { SqlClient } from '../database/statements';
 import { MetricsService } from '../metrics/metrics.service';
 import type { Answer } from '../requests/stored-answer';
 import type { ContactInput } from './contact-input.shape';
