@@ -1,6 +1,8 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import { Database, type SqlClient } from '../database/database';
+import { Database } from '../database/database';
+import { errorLayers } from '../database/database-errors';
+import type { SqlClient } from '../database/statements';
 import { MetricsService } from '../metrics/metrics.service';
 import type { Answer } from '../requests/stored-answer';
 import type { ContactInput } from './contact-input.shape';
@@ -216,16 +218,10 @@ function successResult(plan: PlannedChange, createdIds: Map<string, string>): Co
 function isRetryable(error: unknown): boolean {
   if (error instanceof ConcurrentInsertConflict) return true;
   // The pg driver error may arrive as is or wrapped by Prisma (cause / meta).
-  const seen = new Set<unknown>();
-  let current: unknown = error;
-  while (current && typeof current === 'object' && !seen.has(current)) {
-    seen.add(current);
-    const candidate = current as { code?: unknown; meta?: { code?: unknown }; cause?: unknown };
-    if (candidate.code === 'P2002' || candidate.code === 'P2034') return true;
-    for (const code of [candidate.code, candidate.meta?.code]) {
-      if (typeof code === 'string' && RETRYABLE_SQLSTATES.has(code)) return true;
-    }
-    current = candidate.cause;
-  }
-  return false;
+  return errorLayers(error).some(
+    (layer) =>
+      layer.code === 'P2002' ||
+      layer.code === 'P2034' ||
+      [layer.code, layer.meta?.code].some((code) => typeof code === 'string' && RETRYABLE_SQLSTATES.has(code)),
+  );
 }

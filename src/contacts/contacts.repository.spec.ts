@@ -1,5 +1,5 @@
 import { Client } from 'pg';
-import type { SqlClient, Statement } from '../database/database';
+import type { SqlClient, Statement } from '../database/statements';
 import type { PrismaService } from '../database/prisma.service';
 import type { NewEvent } from '../events/event-types';
 import { emptyStandardValues, type StandardValues } from './contact-rules';

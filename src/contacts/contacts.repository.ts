@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { isStorableText } from '../common/storable-text';
-import type { SqlClient } from '../database/database';
+import type { SqlClient } from '../database/statements';
 import { PrismaService } from '../database/prisma.service';
 import { arrayLiteral } from '../database/array-literal';
 import { runIn } from '../database/statements';

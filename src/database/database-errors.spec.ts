@@ -2,7 +2,17 @@ import { DatabaseError } from 'pg';
 import { RequestError } from '../errors/request-error';
 import { RequestErrorCode } from '../errors/error-codes';
 import { Prisma } from '../generated/prisma/client';
-import { classifyDatabaseError, CommitOutcomeUnknownError, CONNECTION_MESSAGES, faultCause, faultMessage, isUnavailable, lockWaitTimedOut, serviceUnavailable } from './database-errors';
+import {
+  classifyDatabaseError,
+  CommitOutcomeUnknownError,
+  CONNECTION_MESSAGES,
+  errorLayers,
+  faultCause,
+  faultMessage,
+  isUnavailable,
+  lockWaitTimedOut,
+  serviceUnavailable,
+} from './database-errors';
 
 const withCode = (code: string) => Object.assign(new DatabaseError('could not open file "base/16384/2619": No such file or directory', 0, 'error'), { code });
 
@@ -99,5 +109,34 @@ describe('the cause of a fault, for the log lines (faultCause, faultMessage)', (
     expect(faultMessage(wrapped)).toBe('terminating connection due to administrator command');
     expect(faultCause(known('P1001', "Can't reach database server at 127.0.0.1:5432"))).toBe('P1001');
     expect(faultMessage(known('P1001', "Can't reach database server\n at 127.0.0.1:5432"))).toBe("Can't reach database server at 127.0.0.1:5432");
+  });
+});
+
+describe('errorLayers: the one walk down an error\'s cause chain', () => {
+  it("reads Prisma's wrapping: the known error, its meta.driverAdapterError, and adapter-pg's mapping under it", () => {
+    const mapping = { kind: 'TransactionWriteConflict', originalCode: '40001', originalMessage: 'could not serialize access' };
+    const adapterError = { name: 'DriverAdapterError', cause: mapping };
+    const wrapped = new Prisma.PrismaClientKnownRequestError('Raw query failed.', {
+      code: 'P2010',
+      clientVersion: Prisma.prismaVersion.client,
+      meta: { driverAdapterError: adapterError },
+    });
+    expect(errorLayers(wrapped)).toEqual([wrapped, adapterError, mapping]);
+  });
+
+  it('follows any cause, each object once (a cycle ends), at most 4 levels under the error', () => {
+    const first = new Error('first');
+    const second = new Error('second', { cause: first });
+    first.cause = second;
+    expect(errorLayers(first)).toEqual([first, second]);
+
+    const chain = Array.from({ length: 7 }, (_, i) => new Error(`level ${i}`));
+    chain.forEach((error, i) => (error.cause = chain[i + 1]));
+    expect(errorLayers(chain[0]).map((layer) => layer.message)).toEqual(['level 0', 'level 1', 'level 2', 'level 3', 'level 4']);
+  });
+
+  it('has no layers for what is not an object', () => {
+    expect(errorLayers('text')).toEqual([]);
+    expect(errorLayers(null)).toEqual([]);
   });
 });

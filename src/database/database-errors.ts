@@ -44,15 +44,27 @@ const ADAPTER_CONNECTION_KINDS = new Set(['DatabaseNotReachable', 'ConnectionClo
  */
 const P2028_UNAVAILABLE = [/Unable to start a transaction in the given time/, /cannot be executed on an expired transaction/];
 
-type Layer = { code?: unknown; errorCode?: unknown; message?: unknown; kind?: unknown; originalCode?: unknown; originalMessage?: unknown };
+/** What the classification reads of one layer of an error (errorLayers). */
+export type ErrorLayer = {
+  code?: unknown;
+  errorCode?: unknown;
+  message?: unknown;
+  kind?: unknown;
+  originalCode?: unknown;
+  originalMessage?: unknown;
+  meta?: { code?: unknown };
+};
 
 /**
- * The error and what it wraps, the way Prisma nests a driver failure: PrismaClientKnownRequestError
- * `meta.driverAdapterError` → DriverAdapterError, whose `cause` is adapter-pg's mapping
- * `{ kind, originalCode (SQLSTATE), originalMessage }`; any Error's `cause`.
+ * The one walk down an error's cause chain, for every reader of database faults (this file's
+ * classification and the contacts pipeline's retry of a conflict): the error and what it wraps,
+ * the way Prisma nests a driver failure: PrismaClientKnownRequestError `meta.driverAdapterError`
+ * → DriverAdapterError, whose `cause` is adapter-pg's mapping `{ kind, originalCode (SQLSTATE),
+ * originalMessage }`; any Error's `cause`. Each object once (a cycle ends), at most 4 levels under
+ * the error.
  */
-function layersOf(error: unknown): Layer[] {
-  const layers: Layer[] = [];
+export function errorLayers(error: unknown): ErrorLayer[] {
+  const layers: ErrorLayer[] = [];
   const visit = (value: unknown, depth: number) => {
     if (depth > 4 || value === null || typeof value !== 'object' || layers.includes(value)) return;
     layers.push(value);
@@ -65,7 +77,7 @@ function layersOf(error: unknown): Layer[] {
 
 const isConnectionSqlState = (code: string) => code.startsWith('08') || /^57P0[123]$/.test(code);
 
-function layerLostConnection(layer: Layer): boolean {
+function layerLostConnection(layer: ErrorLayer): boolean {
   for (const code of [layer.code, layer.originalCode, layer.errorCode]) {
     if (typeof code !== 'string') continue;
     if (SOCKET_CODES.has(code) || isConnectionSqlState(code) || PRISMA_CONNECTION_CODES.has(code)) return true;
@@ -74,7 +86,7 @@ function layerLostConnection(layer: Layer): boolean {
   return [layer.message, layer.originalMessage].some((text) => typeof text === 'string' && CONNECTION_MESSAGES.some((m) => text.includes(m)));
 }
 
-function layerUnavailable(layer: Layer): boolean {
+function layerUnavailable(layer: ErrorLayer): boolean {
   if (layerLostConnection(layer)) return true;
   for (const code of [layer.code, layer.originalCode, layer.errorCode]) {
     if (typeof code !== 'string') continue;
@@ -89,12 +101,12 @@ function layerUnavailable(layer: Layer): boolean {
  * Read through Prisma's wrapping too (driver-adapter errors, P1001/P1017, ...).
  */
 export function isConnectionLost(error: unknown): boolean {
-  return layersOf(error).some(layerLostConnection);
+  return errorLayers(error).some(layerLostConnection);
 }
 
 /** True when a request failing with this error should answer 503 (nothing was written). */
 export function isUnavailable(error: unknown): boolean {
-  return layersOf(error).some(layerUnavailable);
+  return errorLayers(error).some(layerUnavailable);
 }
 
 /**
@@ -120,7 +132,7 @@ export function serviceUnavailable(cause: unknown): RequestError {
 /** lock_not_available: a lock wait passed lock_timeout (DB_LOCK_TIMEOUT_MS). */
 export function isLockTimeout(error: unknown): boolean {
   // On both paths: pg's error itself, or the SQLSTATE inside Prisma's wrapping.
-  return layersOf(error).some((layer) => layer.code === '55P03' || layer.originalCode === '55P03');
+  return errorLayers(error).some((layer) => layer.code === '55P03' || layer.originalCode === '55P03');
 }
 
 /**
@@ -165,7 +177,7 @@ export function classifyDatabaseError(error: unknown, commitInFlight = false): u
  */
 export function faultCause(error: unknown): string {
   const cause = underRequestError(error);
-  const layers = layersOf(cause);
+  const layers = errorLayers(cause);
   for (const layer of layers) {
     for (const code of [layer.code, layer.originalCode]) {
       if (typeof code === 'string' && code !== '' && !PRISMA_CODE.test(code)) return code;
@@ -216,7 +228,7 @@ function underRequestError(error: unknown): unknown {
  */
 export function faultMessage(error: unknown): string {
   const cause = underRequestError(error);
-  const original = layersOf(cause).find((layer) => typeof layer.originalMessage === 'string')?.originalMessage;
+  const original = errorLayers(cause).find((layer) => typeof layer.originalMessage === 'string')?.originalMessage;
   const text = typeof original === 'string' ? original : cause instanceof Error ? cause.message : String(cause);
   const line = text.replace(/\s+/g, ' ').trim();
   return line.length > 300 ? `${line.slice(0, 300)}...` : line;

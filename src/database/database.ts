@@ -6,7 +6,7 @@ import type { RequestError } from '../errors/request-error';
 import { classifyDatabaseError, faultCause, isConnectionLost, isLockTimeout, serviceUnavailable } from './database-errors';
 import { FaultLog } from './fault-log';
 import { HealthConnection } from './health-connection';
-import { bind, type RegisteredStatement } from './statements';
+import { bind, type RegisteredStatement, type SqlClient, type Statement } from './statements';
 
 export const DATABASE_OPTIONS = Symbol('DATABASE_OPTIONS');
 
@@ -37,22 +37,6 @@ export interface DatabaseOptions {
   idleInTransactionTimeoutMs: number;
   /** The embedded server's data folder: readiness also checks that it still exists. */
   dataDir?: string;
-}
-
-/**
- * A statement of the request path. With a `name` it is a prepared statement: parsed (and, once
- * PostgreSQL settles on a generic plan, planned) once per connection instead of on every call.
- * A name must always go with the same text.
- */
-export interface Statement {
-  name?: string;
-  text: string;
-  values?: unknown[];
-}
-
-/** What a repository needs to run SQL: the pool or the client of an open transaction. */
-export interface SqlClient {
-  query<R extends QueryResultRow = QueryResultRow>(statement: string | Statement, values?: unknown[]): Promise<{ rows: R[] }>;
 }
 
 export function createPool(options: DatabaseOptions): Pool {

@@ -1,7 +1,22 @@
 import { Injectable } from '@nestjs/common';
 import type { QueryResultRow } from 'pg';
 import type { Prisma } from '../generated/prisma/client';
-import type { SqlClient, Statement } from './database';
+
+/**
+ * A statement of the request path. With a `name` it is a prepared statement: parsed (and, once
+ * PostgreSQL settles on a generic plan, planned) once per connection instead of on every call.
+ * A name must always go with the same text.
+ */
+export interface Statement {
+  name?: string;
+  text: string;
+  values?: unknown[];
+}
+
+/** What a repository needs to run SQL: the pool or the client of an open transaction. */
+export interface SqlClient {
+  query<R extends QueryResultRow = QueryResultRow>(statement: string | Statement, values?: unknown[]): Promise<{ rows: R[] }>;
+}
 
 /**
  * A hot statement of the request path: raw SQL on the `Database` pool, sent as a prepared

@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { CustomFieldView } from '../custom-fields/dto/fields-response.dto';
-import type { ListView } from '../lists/lists.repository';
+import type { ListView } from '../lists/list-view';
 import type { SuppressionReason } from '../generated/prisma/enums';
 
 /** The 11 event types, in the contract's order. */

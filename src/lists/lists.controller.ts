@@ -12,7 +12,8 @@ import { CreateListDto, UpdateListDto } from './dto/list-bodies.dto';
 import { ListResponseModel } from './dto/list-response.dto';
 import { ListsResponseModel } from './dto/lists-response.dto';
 import { listNameProblem } from './list-name';
-import { type ListChange, ListsRepository, type ListView } from './lists.repository';
+import type { ListView } from './list-view';
+import { type ListChange, ListsRepository } from './lists.repository';
 
 const bodyErrors =
   'INVALID_REQUEST: wrong Content-Type, malformed JSON, an unknown key, or a value that does not fit (the message names it)';

@@ -3,12 +3,7 @@ import { isStorableText } from '../common/storable-text';
 import { PrismaService } from '../database/prisma.service';
 import { EventsRepository } from '../events/events.repository';
 import type { PrismaClient } from '../generated/prisma/client';
-
-export interface ListView {
-  id: string;
-  name: string;
-  archived: boolean;
-}
+import type { ListView } from './list-view';
 
 /** What PATCH /api/v2/lists/{id} may change; absent keys are kept. */
 export interface ListChange {

@@ -189,19 +189,14 @@ export class WebhooksRepository {
   }
 
   /**
-   * Deletes the webhook and its deliveries; false when there is none. The deliveries have no foreign
-   * key (its check cost every fan-out insert): they are deleted here, in the same transaction, after
-   * the webhook row. A fan-out holding that row (FOR NO KEY UPDATE) finishes first and its deliveries
-   * are deleted too; one that comes later no longer finds the webhook, so none can be left behind.
+   * Deletes the webhook; false when there is none. Its deliveries and lease records go with it, by
+   * their foreign keys' cascade. A fan-out holding the row (FOR NO KEY UPDATE) finishes first and
+   * its deliveries are deleted too; one that comes later no longer finds the webhook.
    */
   async delete(organizationId: string, id: string): Promise<boolean> {
     if (!UUID_PATTERN.test(id)) return false;
-    return this.prisma.$transaction(async (tx) => {
-      const { count } = await tx.webhook.deleteMany({ where: { id, organizationId } });
-      if (count === 0) return false;
-      await tx.webhookDelivery.deleteMany({ where: { webhookId: id } });
-      return true;
-    });
+    const { count } = await this.prisma.webhook.deleteMany({ where: { id, organizationId } });
+    return count > 0;
   }
 
   async setSecret(organizationId: string, id: string, secret: string): Promise<boolean> {

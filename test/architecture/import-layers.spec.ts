@@ -54,6 +54,50 @@ function upwardImports(arrows: Arrow[]): string[] {
     .map(({ from, specifier }) => `${path.relative(SRC, from)} imports ${specifier}`);
 }
 
+/**
+ * The import circles among `files`: each strongly connected component of the import graph with
+ * more than one file (or a file that imports itself), as sorted paths relative to src/. Tarjan's
+ * algorithm; an import resolves to `<target>.ts` or `<target>/index.ts` among `files`.
+ */
+function importCircles(files: readonly string[], arrows: readonly Arrow[]): string[][] {
+  const known = new Set(files);
+  const next = new Map<string, string[]>(files.map((file) => [file, []]));
+  for (const { from, target } of arrows) {
+    const resolved = [`${target}.ts`, path.join(target, 'index.ts')].find((candidate) => known.has(candidate));
+    if (resolved && known.has(from)) next.get(from)!.push(resolved);
+  }
+  const order = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const circles: string[][] = [];
+  const visit = (file: string): void => {
+    order.set(file, order.size);
+    low.set(file, order.get(file)!);
+    stack.push(file);
+    onStack.add(file);
+    for (const target of next.get(file)!) {
+      if (!order.has(target)) {
+        visit(target);
+        low.set(file, Math.min(low.get(file)!, low.get(target)!));
+      } else if (onStack.has(target)) {
+        low.set(file, Math.min(low.get(file)!, order.get(target)!));
+      }
+    }
+    if (low.get(file) !== order.get(file)) return;
+    const component: string[] = [];
+    let member: string;
+    do {
+      member = stack.pop()!;
+      onStack.delete(member);
+      component.push(member);
+    } while (member !== file);
+    if (component.length > 1 || next.get(file)!.includes(file)) circles.push(component.map((name) => path.relative(SRC, name)).sort());
+  };
+  for (const file of files) if (!order.has(file)) visit(file);
+  return circles.sort((one, other) => one[0].localeCompare(other[0]));
+}
+
 const files = sourceFiles(SRC);
 const arrows: Arrow[] = files.flatMap((file) => importsOf(file).map((arrow) => ({ from: file, ...arrow })));
 
@@ -82,5 +126,34 @@ describe('imports of src/ run one way', () => {
       'common/logging.ts imports ../auth/api-key',
       'docs/openapi.ts imports ../contacts/dto/contact-responses.dto',
     ]);
+  });
+});
+
+describe('imports of src/ form no circle', () => {
+  it('has no import circle among the files of src/', () => {
+    expect(importCircles(files, arrows)).toEqual([]);
+  });
+
+  it('would report the circles this refactoring removed (database ↔ statements, events ↔ lists)', () => {
+    const at = (file: string, specifier: string): Arrow => {
+      const from = path.join(SRC, file);
+      return { from, specifier, target: path.resolve(path.dirname(from), specifier) };
+    };
+    const removed = [
+      at('database/statements.ts', './database'),
+      at('events/event-types.ts', '../lists/lists.repository'),
+    ];
+    expect(importCircles(files, [...arrows, ...removed])).toEqual([
+      ['database/database.ts', 'database/statements.ts'],
+      ['events/event-types.ts', 'events/events.repository.ts', 'lists/lists.repository.ts'],
+    ]);
+  });
+
+  it('finds a circle through a folder index and a file that imports itself', () => {
+    const fixture = ['a.ts', 'b/index.ts', 'c.ts', 'd.ts'].map((name) => path.join(SRC, 'fixture', name));
+    const [a, bIndex, c, d] = fixture;
+    const arrow = (from: string, specifier: string): Arrow => ({ from, specifier, target: path.resolve(path.dirname(from), specifier) });
+    const circles = importCircles(fixture, [arrow(a, './b'), arrow(bIndex, '../a'), arrow(c, './c'), arrow(d, './a')]);
+    expect(circles).toEqual([['fixture/a.ts', 'fixture/b/index.ts'], ['fixture/c.ts']]);
   });
 });

@@ -1,6 +1,6 @@
 import { ApiProperty, ApiSchema } from '@nestjs/swagger';
 import { requestIdProperty } from '../../docs/openapi.decorators';
-import type { ListView } from '../lists.repository';
+import type { ListView } from '../list-view';
 
 @ApiSchema({ name: 'ListView' })
 export class ListViewModel implements ListView {
