@@ -36,6 +36,14 @@ describe('database error classification: the server\'s I/O errors (SQLSTATE clas
   });
 });
 
+describe('database error classification: a deadlock', () => {
+  it('40P01 → 503 SERVICE_UNAVAILABLE with Retry-After: PostgreSQL rolled this side back, a retry succeeds', () => {
+    const classified = classifyDatabaseError(withCode('40P01'), false);
+    expect(classified).toBeInstanceOf(RequestError);
+    expect((classified as RequestError).code).toBe(RequestErrorCode.SERVICE_UNAVAILABLE);
+  });
+});
+
 describe('database error classification: Prisma Client', () => {
   // Real Prisma error classes; the shapes of the live ones are captured in test/faults/prisma-faults.e2e-spec.ts.
   const known = (code: string, message: string, meta?: Record<string, unknown>) =>

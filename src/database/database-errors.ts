@@ -9,9 +9,11 @@ export const DATABASE_RETRY_AFTER_SECONDS = 1;
  * admin/crash shutdown and cannot-connect-now (57P01–57P03), statement timeout (57014),
  * idle-in-transaction timeout (25P03), too many connections (53300), and the server's own I/O
  * errors (class 58: 58000, 58030 io_error, 58P01 undefined_file, 58P02 duplicate_file; e.g. its data
- * folder deleted under it): the request is fine, the database cannot serve it.
+ * folder deleted under it), and a deadlock (40P01: PostgreSQL aborted this side of two transactions
+ * that locked the same rows in opposite orders, e.g. a webhook's deletion and an attempt's outcome):
+ * the request is fine, the database cannot serve it now, and the same request retried succeeds.
  */
-const UNAVAILABLE_SQLSTATES = new Set(['57P01', '57P02', '57P03', '57014', '25P03', '53300', '58000', '58030', '58P01', '58P02']);
+const UNAVAILABLE_SQLSTATES = new Set(['40P01', '57P01', '57P02', '57P03', '57014', '25P03', '53300', '58000', '58030', '58P01', '58P02']);
 
 /**
  * Driver-side messages of a connection that is gone or never came (node-postgres has no codes for
