@@ -1,15 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
+import type { Agent } from 'undici';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
 import { nextDelayMs } from '../common/retry-delays';
 import { faultCause, faultMessage } from '../database/database-errors';
 import { FaultLog } from '../database/fault-log';
 import { RequestError } from '../errors/request-error';
 import { MetricsService } from '../metrics/metrics.service';
-import { checkedWithoutLookup, checkTarget, type CheckedTarget, TargetRefused } from './webhook-address';
+import { urlProblem } from './webhook-address';
 import { WebhookAddressPolicy } from './webhook-address.policy';
-import { ATTEMPT_TIMEOUT_MS, postAttempt, senderAgents, type AttemptResult, type SenderAgents } from './webhook-sender';
+import { type AttemptResult, sendAttempt, webhookAgent } from './webhook-sender';
 import { signedHeaders } from './webhook-signing';
 import { type AttemptOutcome, type ClaimedDelivery, WebhooksRepository } from './webhooks.repository';
 
@@ -86,7 +87,8 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
   /** The fan-out loop waits for attempt slots (slotsSignal): an attempt's end that frees enough of them wakes it. */
   private awaitingSlots = false;
   private readonly slotsSignal = new WakeSignal();
-  private readonly agents: SenderAgents;
+  /** The attempts' HTTP client: an undici Agent whose connector checks every address (webhook-sender.ts). */
+  private readonly agent: Agent;
   /** Webhooks whose receiver answered 410 here, until when nothing more is sent to them (GONE_MEMORY_MS). */
   private readonly gone = new Map<string, number>();
 
@@ -97,7 +99,7 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {
     metrics.measureOldestUndeliveredWith(() => repository.oldestPendingAgeSeconds());
-    this.agents = senderAgents(config.WEBHOOK_CONCURRENCY);
+    this.agent = webhookAgent(() => addresses.policy());
     this.claimBatch = Math.min(config.WEBHOOK_CONCURRENCY, Math.max(16, Math.floor(config.WEBHOOK_CONCURRENCY / 4)));
   }
 
@@ -119,7 +121,7 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
     await Promise.race([ended, new Promise((r) => setTimeout(r, 5000).unref())]);
     await this.flush();
     this.faults.flushAll();
-    this.agents.destroy();
+    await this.agent.destroy();
   }
 
   /**
@@ -232,83 +234,34 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
     return Math.max(0, this.config.WEBHOOK_CONCURRENCY - this.inFlight);
   }
 
-  /**
-   * Starts one attempt; `ended` is called once when it is over. Callbacks, not an async function:
-   * an attempt used to make about eight promises (the attempt, the address check, the request, its
-   * answer, the catch and finally around it), each an async-hooks init and a microtask, about 1 µs
-   * of service CPU a delivery each (docs/performance.md, "Webhook delivery, seventh pass").
-   */
+  /** Starts one attempt; it ends (`ended`) once its outcome is gathered for the next flush. */
   private start(delivery: ClaimedDelivery): void {
     this.inFlight++;
-    try {
-      this.attempt(delivery);
-    } catch (error) {
-      this.crashed(error);
-      this.ended();
-    }
+    this.attempt(delivery)
+      .catch((error: unknown) => this.crashed(error))
+      .finally(() => this.ended());
   }
 
-  /** Either calls `settle` (or `ended`) exactly once, or throws before anything was sent. */
-  private attempt(delivery: ClaimedDelivery): void {
-    const at = attemptTime();
+  private async attempt(delivery: ClaimedDelivery): Promise<void> {
+    const at = new Date().toISOString();
     if (!delivery.event) {
-      this.settle(delivery, at, { status: null, error: 'the event is no longer kept (EVENT_RETENTION_DAYS)', retryAfterMs: null }, true);
+      this.record(delivery, at, { status: null, error: 'the event is no longer kept (EVENT_RETENTION_DAYS)', retryAfterMs: null }, true);
       return;
     }
     const goneUntil = this.gone.get(delivery.webhookId);
     if (goneUntil !== undefined) {
-      if (Date.now() < goneUntil) {
-        this.ended(); // answered 410 here: disabled, or about to be
-        return;
-      }
+      if (Date.now() < goneUntil) return; // answered 410 here: disabled, or about to be
       this.gone.delete(delivery.webhookId);
     }
-    const policy = this.addresses.policy();
-    let target: CheckedTarget | undefined;
-    try {
-      // An IP literal is checked now; a name is looked up (and every address checked) first.
-      target = checkedWithoutLookup(delivery.url, policy);
-    } catch (error) {
-      if (!(error instanceof TargetRefused)) throw error;
-      this.settle(delivery, at, refused(error), false);
+    // The URL's syntax here; its host's addresses in the connector (webhook-sender.ts), for every connection.
+    const problem = urlProblem(delivery.url, this.config.WEBHOOK_ALLOW_INSECURE);
+    if (problem) {
+      this.record(delivery, at, { status: null, error: `refused: ${problem}`, retryAfterMs: null }, false);
       return;
     }
-    if (target) {
-      this.post(delivery, at, target);
-      return;
-    }
-    checkTarget(delivery.url, policy).then(
-      (checked) => {
-        try {
-          this.post(delivery, at, checked);
-        } catch (error) {
-          this.crashed(error);
-          this.ended();
-        }
-      },
-      (error: unknown) => {
-        if (error instanceof TargetRefused) this.settle(delivery, at, refused(error), false);
-        else {
-          this.crashed(error);
-          this.ended();
-        }
-      },
-    );
-  }
-
-  private post(delivery: ClaimedDelivery, at: string, target: CheckedTarget): void {
-    const { id, body } = delivery.event!;
-    postAttempt(target, signedHeaders(delivery.secret, id, body), body, ATTEMPT_TIMEOUT_MS, this.agents, (result) => this.settle(delivery, at, result, false));
-  }
-
-  /** The attempt's outcome, recorded; then the attempt has ended. Never throws (it runs in socket callbacks). */
-  private settle(delivery: ClaimedDelivery, at: string, result: AttemptResult, final: boolean): void {
-    try {
-      this.record(delivery, at, result, final);
-    } catch (error) {
-      this.crashed(error);
-    }
-    this.ended();
+    const { id, body } = delivery.event;
+    const result = await sendAttempt(new URL(delivery.url), signedHeaders(delivery.secret, id, body), body, { agent: this.agent });
+    this.record(delivery, at, result, false);
   }
 
   private crashed(error: unknown): void {
@@ -382,22 +335,6 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
     });
     return this.flushing;
   }
-}
-
-function refused(error: TargetRefused): AttemptResult {
-  return { status: null, error: `refused: ${error.message}`, retryAfterMs: null };
-}
-
-let lastAttemptMs = 0;
-let lastAttemptAt = '';
-/** When an attempt began (ISO): attempts started in the same millisecond (a fan-out round's) share one string. */
-function attemptTime(): string {
-  const now = Date.now();
-  if (now !== lastAttemptMs) {
-    lastAttemptMs = now;
-    lastAttemptAt = new Date(now).toISOString();
-  }
-  return lastAttemptAt;
 }
 
 /** A loop's wait: `sleep(ms)` ends after `ms` or at `wake()`; a wake while the loop was busy is kept for its next sleep. */
