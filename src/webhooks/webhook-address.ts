@@ -128,15 +128,25 @@ const parsed = boundedMemo(1000, (value: string): { url: URL; host: string; lite
   }
 });
 
+/** A port written in the authority, when the URL parser refuses it (out of range). */
+const WRITTEN_PORT = /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*:(\d+)(?:[/?#]|$)/i;
+
 /** The URL's syntax alone (no DNS): a message saying what is wrong, or null. */
 export function urlProblem(value: string, allowInsecure: boolean): string | null {
   const url = parsed(value)?.url;
-  if (!url) return 'url must be an absolute URL';
+  if (!url) {
+    const port = WRITTEN_PORT.exec(value)?.[1];
+    return port !== undefined && Number(port) > 65535 ? PORT_PROBLEM : 'url must be an absolute URL';
+  }
   if (url.protocol !== 'https:' && !(allowInsecure && url.protocol === 'http:')) return 'url must be an https URL';
   if (url.username || url.password) return 'url must not carry a user name or password';
+  // The parser keeps port 0 (it refuses only ports above 65535); nothing can be reached there.
+  if (url.port === '0') return PORT_PROBLEM;
   if (value.length > 2048) return 'url must be at most 2048 characters';
   return null;
 }
+
+const PORT_PROBLEM = 'url port must be from 1 to 65535';
 
 /**
  * Checks the URL (syntax, then its host as the connector does: checkedAddress) and gives the
