@@ -14,7 +14,20 @@ import { type AttemptResult, sendAttempt, webhookAgent } from './webhook-sender'
 import { signedHeaders } from './webhook-signing';
 import { type AttemptOutcome, type ClaimedDelivery, WebhooksRepository } from './webhooks.repository';
 
-type AttemptKind = 'delivered' | 'retry' | 'failed' | 'gone';
+type AttemptKind = 'delivered' | 'retry' | 'failed' | 'gone' | 'released';
+
+/** Why an attempt was stopped before its answer: the instance is shutting down (drain). */
+class AttemptStopped extends Error {
+  constructor() {
+    super('no answer recorded: the instance making the attempt stopped');
+  }
+}
+
+/**
+ * What drain keeps of the shutdown window, before its end, to stop the attempts still under way and
+ * write their release, and for the rest of the shutdown (the database closing) after it.
+ */
+const RELEASE_MARGIN_MS = 1000;
 
 /**
  * How often the claim loop takes over the fan-out's lease records whose instance died
@@ -70,7 +83,7 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
   private running = false;
   private loopsDone: Promise<unknown> = Promise.resolve();
   private inFlight = 0;
-  /** Called when the last attempt in flight ends (onModuleDestroy waits for it). */
+  /** Called when the last attempt in flight ends (drain waits for it). */
   private allEnded: (() => void) | undefined;
   private pending: { outcome: AttemptOutcome; webhookId: string; kind: AttemptKind }[] = [];
   private flushTimer: NodeJS.Timeout | undefined;
@@ -89,6 +102,9 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly slotsSignal = new WakeSignal();
   /** The attempts' HTTP client: an undici Agent whose connector checks every address (webhook-sender.ts). */
   private readonly agent: Agent;
+  /** One per attempt in flight: drain stops those still under way when the shutdown window ends. */
+  private readonly stops = new Set<AbortController>();
+  private draining: Promise<void> | undefined;
   /** Webhooks whose receiver answered 410 here, until when nothing more is sent to them (GONE_MEMORY_MS). */
   private readonly gone = new Map<string, number>();
 
@@ -109,19 +125,42 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
     this.loopsDone = Promise.all([this.fanOutLoop(), this.claimLoop()]);
   }
 
+  /**
+   * Stops taking work and gives the attempts in flight until `deadline` (ms since the epoch) to
+   * end and have their outcomes written; those still under way then are stopped and released:
+   * recorded pending and due at once (the attempt listed as stopped), so that another instance
+   * makes them at its next claim instead of after their lease. Called when shutdown begins (main.ts,
+   * beside the HTTP drain, with the end of SHUTDOWN_TIMEOUT_MS); a second call gets the first one's
+   * promise.
+   */
+  drain(deadline: number): Promise<void> {
+    this.draining ??= this.windDown(deadline - Math.min(RELEASE_MARGIN_MS, this.config.SHUTDOWN_TIMEOUT_MS / 2));
+    return this.draining;
+  }
+
   async onModuleDestroy(): Promise<void> {
+    await this.drain(Date.now() + this.config.SHUTDOWN_TIMEOUT_MS);
+    this.faults.flushAll();
+    await this.agent.destroy();
+  }
+
+  private async windDown(releaseAt: number): Promise<void> {
     this.running = false;
     this.fanOutSignal.wake();
     this.claimSignal.wake();
     this.slotsSignal.wake();
     await this.loopsDone;
-    // Attempts in flight end within the attempt timeout; their outcomes are written if the database
-    // is still there (if not, their leases end and another instance makes them again).
-    const ended = this.inFlight === 0 ? Promise.resolve() : new Promise<void>((resolve) => (this.allEnded = resolve));
-    await Promise.race([ended, new Promise((r) => setTimeout(r, 5000).unref())]);
+    if (this.inFlight > 0) {
+      const ended = new Promise<void>((resolve) => (this.allEnded = resolve));
+      let timer: NodeJS.Timeout | undefined;
+      const released = new Promise<void>((resolve) => (timer = setTimeout(resolve, Math.max(0, releaseAt - Date.now()))));
+      await Promise.race([ended, released]);
+      clearTimeout(timer);
+      if (this.stops.size > 0) this.logger.log({ released: this.stops.size }, `Shutting down: ${this.stops.size} webhook attempt(s) still under way stopped and released to the other instances`);
+      for (const stop of this.stops) stop.abort(new AttemptStopped());
+      await ended;
+    }
     await this.flush();
-    this.faults.flushAll();
-    await this.agent.destroy();
   }
 
   /**
@@ -260,8 +299,15 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
       return;
     }
     const { id, body } = delivery.event;
-    const result = await sendAttempt(new URL(delivery.url), signedHeaders(delivery.secret, id, body), body, { agent: this.agent });
-    this.record(delivery, at, result, false);
+    const stop = new AbortController();
+    this.stops.add(stop);
+    try {
+      const result = await sendAttempt(new URL(delivery.url), signedHeaders(delivery.secret, id, body), body, { agent: this.agent, stop });
+      if (stop.signal.aborted && stop.signal.reason instanceof AttemptStopped && result.status === null) this.release(delivery, at, result);
+      else this.record(delivery, at, result, false);
+    } finally {
+      this.stops.delete(stop);
+    }
   }
 
   private crashed(error: unknown): void {
@@ -302,6 +348,16 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
     else this.flushTimer ??= setTimeout(() => void this.flush(), FLUSH_DELAY_MS);
   }
 
+  /**
+   * An attempt stopped by the shutdown: recorded pending and due now (its lease cleared with it),
+   * so another instance makes it again at its next claim. Neither a delivery nor a failure of the
+   * receiver: not counted in the metrics nor in the webhook's failing streak.
+   */
+  private release(delivery: ClaimedDelivery, at: string, result: AttemptResult): void {
+    const { webhookId, position, seq, leaseToken, fresh } = delivery;
+    this.pending.push({ outcome: { webhookId, position, seq, leaseToken, fresh, at, status: null, error: result.error, state: 'pending', delayMs: 0 }, webhookId, kind: 'released' });
+  }
+
   /** Writes the outcomes gathered so far in one statement (and the webhooks' health in a few). */
   private flush(): Promise<void> {
     this.flushing = this.flushing.then(async () => {
@@ -312,9 +368,9 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
       if (batch.length === 0) return;
       try {
         await this.repository.complete(batch.map((b) => b.outcome));
-        const failures = batch.filter((b) => b.kind !== 'delivered');
-        const counts = new Map<AttemptKind, number>();
-        for (const b of batch) counts.set(b.kind, (counts.get(b.kind) ?? 0) + 1);
+        const failures = batch.filter((b) => b.kind !== 'delivered' && b.kind !== 'released');
+        const counts = new Map<Exclude<AttemptKind, 'released'>, number>();
+        for (const b of batch) if (b.kind !== 'released') counts.set(b.kind, (counts.get(b.kind) ?? 0) + 1);
         for (const [kind, n] of counts) this.metrics.webhookAttempted(kind, n);
         if (failures.length > 0) {
           const ids = (kinds: AttemptKind[]) => [...new Set(failures.filter((b) => kinds.includes(b.kind)).map((b) => b.webhookId))];
