@@ -12,7 +12,7 @@ import { urlProblem } from './webhook-address';
 import { WebhookAddressPolicy } from './webhook-address.policy';
 import { type AttemptResult, sendAttempt, webhookAgent } from './webhook-sender';
 import { signedHeaders } from './webhook-signing';
-import { type AttemptOutcome, type ClaimedDelivery, WebhooksRepository } from './webhooks.repository';
+import { type AttemptOutcome, type AttemptShare, type ClaimedDelivery, WebhooksRepository } from './webhooks.repository';
 
 type AttemptKind = 'delivered' | 'retry' | 'failed' | 'gone' | 'released';
 
@@ -102,6 +102,12 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly slotsSignal = new WakeSignal();
   /** The attempts' HTTP client: an undici Agent whose connector checks every address (webhook-sender.ts). */
   private readonly agent: Agent;
+  /** This instance's attempts in flight per webhook (the fan-out and the claim take each webhook's share by them). */
+  private readonly inFlightByWebhook = new Map<string, number>();
+  /** Attempts in flight to one webhook, at most (WEBHOOK_MAX_IN_FLIGHT_PER_WEBHOOK, within WEBHOOK_CONCURRENCY). */
+  private readonly perWebhookCap: number;
+  /** Webhooks that reached the cap here: more of theirs may be due once enough of their attempts end. */
+  private readonly capped = new Set<string>();
   /** One per attempt in flight: drain stops those still under way when the shutdown window ends. */
   private readonly stops = new Set<AbortController>();
   private draining: Promise<void> | undefined;
@@ -117,6 +123,7 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
     metrics.measureOldestUndeliveredWith(() => repository.oldestPendingAgeSeconds());
     this.agent = webhookAgent(() => addresses.policy());
     this.claimBatch = Math.min(config.WEBHOOK_CONCURRENCY, Math.max(16, Math.floor(config.WEBHOOK_CONCURRENCY / 4)));
+    this.perWebhookCap = Math.min(config.WEBHOOK_MAX_IN_FLIGHT_PER_WEBHOOK, config.WEBHOOK_CONCURRENCY);
   }
 
   onApplicationBootstrap(): void {
@@ -184,7 +191,7 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
           const limit = this.freeSlots();
           const page = limit >= this.claimBatch ? Math.min(FAN_OUT_PAGE, limit) : FAN_OUT_PAGE;
           const lease = { owner: this.owner, token: randomUUID(), seconds: this.config.WEBHOOK_LEASE_SECONDS, limit };
-          return this.repository.fanOut(page, lease).then((result) => ({ page, ...result }));
+          return this.repository.fanOut(page, lease, this.share()).then((result) => ({ page, ...result }));
         });
         for (const delivery of taken) this.start(delivery);
         if (inserted > 0) this.claimSignal.wake();
@@ -209,7 +216,7 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
             // Counted again after the fan-out statement this one may have waited for.
             free = this.claimWorthIt() ? this.freeSlots() : 0;
             if (free === 0) return Promise.resolve([]);
-            const claim = () => this.repository.claim(this.owner, randomUUID(), this.config.WEBHOOK_LEASE_SECONDS, free);
+            const claim = () => this.repository.claim(this.owner, randomUUID(), this.config.WEBHOOK_LEASE_SECONDS, free, this.share());
             if (Date.now() - this.lastTakeOver < TAKE_OVER_EVERY_MS) return claim();
             this.lastTakeOver = Date.now();
             return this.repository.takeOver().then(claim, (error: unknown) => {
@@ -269,16 +276,25 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
     return turn;
   }
 
+  /** What the fan-out and the claim may take per webhook: read when the statement is sent. */
+  private share(): AttemptShare {
+    return { cap: this.perWebhookCap, inFlight: this.inFlightByWebhook };
+  }
+
   private freeSlots(): number {
     return Math.max(0, this.config.WEBHOOK_CONCURRENCY - this.inFlight);
   }
 
   /** Starts one attempt; it ends (`ended`) once its outcome is gathered for the next flush. */
   private start(delivery: ClaimedDelivery): void {
+    const { webhookId } = delivery;
     this.inFlight++;
+    const inFlight = (this.inFlightByWebhook.get(webhookId) ?? 0) + 1;
+    this.inFlightByWebhook.set(webhookId, inFlight);
+    if (inFlight >= this.perWebhookCap) this.capped.add(webhookId);
     this.attempt(delivery)
       .catch((error: unknown) => this.crashed(error))
-      .finally(() => this.ended());
+      .finally(() => this.ended(webhookId));
   }
 
   private async attempt(delivery: ClaimedDelivery): Promise<void> {
@@ -314,8 +330,16 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
     this.logger.error(`Webhook attempt crashed: ${(error as Error).message}`);
   }
 
-  private ended(): void {
+  private ended(webhookId: string): void {
     this.inFlight--;
+    const left = (this.inFlightByWebhook.get(webhookId) ?? 1) - 1;
+    if (left === 0) this.inFlightByWebhook.delete(webhookId);
+    else this.inFlightByWebhook.set(webhookId, left);
+    // A webhook held at its cap: claim again once a quarter of its share is free (not at every attempt's end).
+    if (this.capped.has(webhookId) && left <= this.perWebhookCap - Math.max(1, Math.floor(this.perWebhookCap / 4))) {
+      this.capped.delete(webhookId);
+      this.claimSignal.wake();
+    }
     if (this.moreDue && (this.config.WEBHOOK_CONCURRENCY - this.inFlight === this.claimBatch || this.inFlight === 0)) this.claimSignal.wake();
     if (this.awaitingSlots && this.freeSlots() >= this.claimBatch) this.slotsSignal.wake();
     if (this.inFlight === 0 && this.allEnded) {

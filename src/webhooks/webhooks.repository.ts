@@ -65,6 +65,18 @@ function claimed(row: ClaimRow, leaseToken: string, fresh: boolean): ClaimedDeli
   };
 }
 
+/**
+ * An instance's attempts in flight per webhook, and the cap on them
+ * (WEBHOOK_MAX_IN_FLIGHT_PER_WEBHOOK): what the fan-out and the claim may take for each webhook.
+ */
+export interface AttemptShare {
+  cap: number;
+  inFlight: ReadonlyMap<string, number>;
+}
+
+/** No cap (the largest int the statements take), nothing in flight. */
+const UNCAPPED: AttemptShare = { cap: 2_147_483_647, inFlight: new Map() };
+
 export interface AttemptOutcome extends DeliveryKey {
   leaseToken: string;
   /** A first attempt under a fan-out lease record: its row is inserted with this outcome (ClaimedDelivery.fresh). */
@@ -263,6 +275,7 @@ export class WebhooksRepository {
   async fanOut(
     pageSize: number,
     lease: { owner: string; token: string; seconds: number; limit: number },
+    share: AttemptShare = UNCAPPED,
   ): Promise<{ read: number; inserted: number; taken: ClaimedDelivery[] }> {
     const horizons = await this.horizons();
     if (horizons.size === 0) return { read: 0, inserted: 0, taken: [] };
@@ -274,6 +287,9 @@ export class WebhooksRepository {
       lease.owner,
       lease.token,
       lease.seconds,
+      share.cap,
+      [...share.inFlight.keys()],
+      [...share.inFlight.values()],
     ]);
     let read = 0;
     let inserted = 0;
@@ -338,10 +354,11 @@ export class WebhooksRepository {
 
   /**
    * Takes up to `limit` due deliveries for one attempt each, leased for `leaseSeconds`
-   * (WEBHOOK_CLAIM, webhooks.statements.ts: SKIP LOCKED, per-contact order, lost attempts logged).
+   * (WEBHOOK_CLAIM, webhooks.statements.ts: SKIP LOCKED, per-contact order, lost attempts logged),
+   * each webhook at most its share (`share`), the least-loaded organizations and webhooks first.
    */
-  async claim(owner: string, leaseToken: string, leaseSeconds: number, limit: number): Promise<ClaimedDelivery[]> {
-    const rows = await this.database.run(WEBHOOK_CLAIM, [owner, leaseToken, leaseSeconds, limit]);
+  async claim(owner: string, leaseToken: string, leaseSeconds: number, limit: number, share: AttemptShare = UNCAPPED): Promise<ClaimedDelivery[]> {
+    const rows = await this.database.run(WEBHOOK_CLAIM, [owner, leaseToken, leaseSeconds, limit, share.cap, [...share.inFlight.keys()], [...share.inFlight.values()]]);
     return rows.map((row) => claimed(row, leaseToken, false));
   }
 

@@ -339,7 +339,7 @@ describe('the fan-out takes fresh deliveries for their first attempt (worker off
     expect(indexes.map((i) => i.name)).toEqual([
       'webhook_deliveries_leased_next_attempt_at_idx',
       'webhook_deliveries_pending_contact_idx',
-      'webhook_deliveries_pending_next_attempt_at_idx',
+      'webhook_deliveries_pending_webhook_id_next_attempt_at_idx',
       'webhook_deliveries_pkey',
     ]);
     expect(indexes[3].def).toContain('(webhook_id, "position", seq)');
