@@ -59,14 +59,19 @@ const GONE_MEMORY_MS = 10_000;
  * `FOR NO KEY UPDATE SKIP LOCKED` on the webhooks (first attempts under a lease record per round
  * and webhook, their rows written with their outcomes), and each other attempt is taken with
  * `FOR UPDATE SKIP LOCKED` plus a lease (next_attempt_at pushed ahead), so one instance makes it; one
- * that dies leaves it to another when the lease ends (ended leases are taken before other due deliveries).
+ * that dies leaves it to another when the lease ends (a webhook's ended leases are taken before its
+ * other due deliveries).
+ *
+ * Fair shares: each webhook has at most WEBHOOK_MAX_IN_FLIGHT_PER_WEBHOOK attempts in flight here,
+ * and the fan-out and the claim hand free slots to the least-loaded organizations and webhooks
+ * first (WEBHOOK_CLAIM), so one webhook's backlog never holds up another's deliveries.
  *
  * Two loops, each with its own wake-ups (their statements run one at a time: oneStatementAtATime): the fan-out loop reads the feed
  * into deliveries (every WEBHOOK_POLL_MS, at once again while pages come back full), starts the
  * attempts of those it took at once (as many as slots are free), and wakes the claim loop when it
  * left some for it; the claim loop takes due deliveries in batches while attempt
  * slots (WEBHOOK_CONCURRENCY) are free, woken by the fan-out, when enough slots free up after a full
- * claim, and every WEBHOOK_POLL_MS otherwise (retries, and a contact's next event once the one
+ * claim or a quarter of a capped webhook's share does, and every WEBHOOK_POLL_MS otherwise (retries, and a contact's next event once the one
  * before it is recorded).
  */
 @Injectable()
