@@ -176,8 +176,10 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
   }
 
   /**
-   * Feed -> deliveries: at once again while pages come back full, else every WEBHOOK_POLL_MS. A round
-   * reads only as many events per webhook as there are free attempt slots: they are all taken under
+   * Feed -> deliveries: at once again while a webhook's page comes back full, else every
+   * WEBHOOK_POLL_MS (and when a capped webhook's share frees up). A round reads only as many events
+   * per webhook as its share of the free attempt slots (up to WEBHOOK_MAX_IN_FLIGHT_PER_WEBHOOK in
+   * flight; the rest stay in the feed for the next round): they are all taken under
    * the round's lease record, each written once (its row inserted with its outcome), instead of
    * the rest being inserted for the claim, which writes each of them three times (insert, lease,
    * outcome; and costs a statement). With fewer than `claimBatch` slots free
@@ -192,15 +194,17 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
       if (this.inFlight > 0 && this.freeSlots() < this.claimBatch) await this.slotsFreed();
       if (!this.running) break;
       try {
-        const { read, page, inserted, taken } = await this.oneStatementAtATime(() => {
+        const { full, inserted, taken } = await this.oneStatementAtATime(() => {
           const limit = this.freeSlots();
-          const page = limit >= this.claimBatch ? Math.min(FAN_OUT_PAGE, limit) : FAN_OUT_PAGE;
+          // Slots to lease: each webhook reads its share of them; else (a backlog) full pages for the claim.
+          const leasing = limit >= this.claimBatch;
+          const page = leasing ? Math.min(FAN_OUT_PAGE, limit) : FAN_OUT_PAGE;
           const lease = { owner: this.owner, token: randomUUID(), seconds: this.config.WEBHOOK_LEASE_SECONDS, limit };
-          return this.repository.fanOut(page, lease, this.share()).then((result) => ({ page, ...result }));
+          return this.repository.fanOut(page, lease, this.share(), leasing);
         });
         for (const delivery of taken) this.start(delivery);
         if (inserted > 0) this.claimSignal.wake();
-        if (read >= page) continue;
+        if (full) continue;
       } catch (error) {
         this.failed('Webhook fan-out failed', error);
         await this.fanOutSignal.sleep(1000);
@@ -344,6 +348,7 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
     if (this.capped.has(webhookId) && left <= this.perWebhookCap - Math.max(1, Math.floor(this.perWebhookCap / 4))) {
       this.capped.delete(webhookId);
       this.claimSignal.wake();
+      this.fanOutSignal.wake();
     }
     if (this.moreDue && (this.config.WEBHOOK_CONCURRENCY - this.inFlight === this.claimBatch || this.inFlight === 0)) this.claimSignal.wake();
     if (this.awaitingSlots && this.freeSlots() >= this.claimBatch) this.slotsSignal.wake();

@@ -271,14 +271,18 @@ export class WebhooksRepository {
    * then, in a new snapshot, the events up to each organization's horizon. An organization left out of the first has nothing visible to read
    * yet; the next round looks again. Up to `lease.limit` of the new deliveries come back already
    * taken for an attempt (as `claim` takes them: WEBHOOK_FAN_OUT), the rest wait for a claim.
+   * `bounded`: each webhook's page is at most its share (what brings its attempts in flight to the
+   * cap), the rest of its events left in the feed for the next round; `full` says whether some
+   * webhook's page came back full (more is waiting: go again at once).
    */
   async fanOut(
     pageSize: number,
     lease: { owner: string; token: string; seconds: number; limit: number },
     share: AttemptShare = UNCAPPED,
-  ): Promise<{ read: number; inserted: number; taken: ClaimedDelivery[] }> {
+    bounded = false,
+  ): Promise<{ read: number; inserted: number; full: boolean; taken: ClaimedDelivery[] }> {
     const horizons = await this.horizons();
-    if (horizons.size === 0) return { read: 0, inserted: 0, taken: [] };
+    if (horizons.size === 0) return { read: 0, inserted: 0, full: false, taken: [] };
     const rows = await this.database.run(WEBHOOK_FAN_OUT, [
       [...horizons.keys()],
       [...horizons.values()].map(String),
@@ -290,14 +294,17 @@ export class WebhooksRepository {
       share.cap,
       [...share.inFlight.keys()],
       [...share.inFlight.values()],
+      bounded,
     ]);
     let read = 0;
     let inserted = 0;
+    let full = false;
     const webhooks = new Map<string, { url: string; secret: string }>();
     for (const row of rows) {
       if (row.read !== null) {
         read = row.read;
         inserted = row.inserted ?? 0;
+        full = row.full ?? false;
       } else if (row.url !== null) webhooks.set(row.webhookId!, { url: row.url, secret: row.secret! });
     }
     const taken: ClaimedDelivery[] = [];
@@ -306,7 +313,7 @@ export class WebhooksRepository {
       const { url, secret } = webhooks.get(row.webhookId!)!;
       taken.push(claimed({ webhookId: row.webhookId!, position: row.position!, seq: row.seq, attemptCount: 1, url, secret, eventId: row.eventId, body: row.body }, lease.token, true));
     }
-    return { read, inserted, taken };
+    return { read, inserted, full, taken };
   }
 
   /**

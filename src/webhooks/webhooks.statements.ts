@@ -92,7 +92,7 @@ export interface ClaimRow {
  * and secret; one per event leased, with its key and event (docs/performance.md, "Webhook delivery,
  * seventh pass").
  */
-export const WEBHOOK_FAN_OUT = defineStatement<{ read: number | null; inserted: number | null } & { [K in Exclude<keyof ClaimRow, 'attemptCount'>]: ClaimRow[K] | null }>({
+export const WEBHOOK_FAN_OUT = defineStatement<{ read: number | null; inserted: number | null; full: boolean | null } & { [K in Exclude<keyof ClaimRow, 'attemptCount'>]: ClaimRow[K] | null }>({
   name: 'webhooks.fan-out',
   text: `WITH h AS (
         SELECT * FROM unnest($1::text[], $2::bigint[]) AS h(organization_id, horizon)
@@ -100,15 +100,21 @@ export const WEBHOOK_FAN_OUT = defineStatement<{ read: number | null; inserted: 
         SELECT w.id, w.organization_id, w.types, w.feed_position, w.feed_seq, w.url, w.secret, h.horizon FROM webhooks w
         JOIN h ON h.organization_id = w.organization_id
         WHERE w.enabled ORDER BY w.id FOR NO KEY UPDATE OF w SKIP LOCKED
+      ), load AS (
+        SELECT * FROM unnest($9::text[], $10::int[]) AS l(webhook_id, n)
+      ), bound AS (
+        -- each webhook's page: its share of the free slots while they are being leased ($11), else the whole page
+        SELECT w.*, CASE WHEN $11::boolean THEN least($3::int, greatest($8::int - coalesce(l.n, 0), 0)) ELSE $3::int END AS share
+        FROM w LEFT JOIN load l ON l.webhook_id = w.id
       ), page AS (
-        SELECT w.id AS webhook_id, w.types, ev.* FROM w CROSS JOIN LATERAL (
+        SELECT w.id AS webhook_id, w.types, w.share, ev.* FROM bound w CROSS JOIN LATERAL (
           SELECT c.position, e.seq, e.id AS event_id, e.type, e.contact_id
           FROM event_commits c JOIN events e ON e.organization_id = c.organization_id AND e.xid = c.xid
           WHERE c.organization_id = w.organization_id AND (c.position, e.seq) > (w.feed_position, w.feed_seq)
             -- implied by the line above, which spans two tables: the bound of event_commits_pkey's walk
             AND c.position >= w.feed_position AND c.position <= w.horizon
           ORDER BY c.position, e.seq
-          LIMIT $3::int
+          LIMIT w.share
         ) ev
       ), held AS MATERIALIZED (
         SELECT l.webhook_id, u.contact_id FROM webhook_leases l CROSS JOIN LATERAL unnest(l.contact_ids) AS u(contact_id)
@@ -121,8 +127,6 @@ export const WEBHOOK_FAN_OUT = defineStatement<{ read: number | null; inserted: 
             -- a hashed subplan: the lease records' contacts read once per statement, not once per event
             AND (p.webhook_id, p.contact_id) NOT IN (SELECT webhook_id, contact_id FROM held)) AS free
         FROM page p WHERE p.type = ANY(p.types)
-      ), load AS (
-        SELECT * FROM unnest($9::text[], $10::int[]) AS l(webhook_id, n)
       ), ranked AS (
         SELECT p.*, CASE WHEN p.free THEN coalesce(l.n, 0)
           + count(*) FILTER (WHERE p.free) OVER (PARTITION BY p.webhook_id ORDER BY p.position, p.seq ROWS UNBOUNDED PRECEDING) END AS webhook_load
@@ -146,16 +150,17 @@ export const WEBHOOK_FAN_OUT = defineStatement<{ read: number | null; inserted: 
       ), moved AS (
         UPDATE webhooks SET feed_position = last.position, feed_seq = last.seq FROM last WHERE webhooks.id = last.webhook_id
       )
-      SELECT n.read, n.inserted, NULL::text AS "webhookId", NULL::text AS url, NULL::text AS secret, NULL::text AS position, NULL::text AS seq,
+      SELECT n.read, n.inserted, n.full, NULL::text AS "webhookId", NULL::text AS url, NULL::text AS secret, NULL::text AS position, NULL::text AS seq,
         NULL::text AS "eventId", NULL::text AS body
-      FROM (SELECT (SELECT count(*) FROM page)::int AS read, (SELECT count(*) FROM ins)::int AS inserted) n
+      FROM (SELECT (SELECT count(*) FROM page)::int AS read, (SELECT count(*) FROM ins)::int AS inserted,
+        EXISTS (SELECT 1 FROM page GROUP BY webhook_id HAVING count(*) >= min(share)) AS full) n
       UNION ALL
-      SELECT NULL, NULL, w.id, w.url, w.secret, NULL, NULL, NULL, NULL FROM w WHERE w.id IN (SELECT webhook_id FROM taken WHERE leased)
+      SELECT NULL, NULL, NULL, w.id, w.url, w.secret, NULL, NULL, NULL, NULL FROM w WHERE w.id IN (SELECT webhook_id FROM taken WHERE leased)
       UNION ALL
-      SELECT NULL, NULL, t.webhook_id, NULL, NULL, t.position::text, t.seq::text, ${publicEventIdSql('e.id')}, e.body
+      SELECT NULL, NULL, NULL, t.webhook_id, NULL, NULL, t.position::text, t.seq::text, ${publicEventIdSql('e.id')}, e.body
       FROM taken t JOIN events e ON e.seq = t.seq WHERE t.leased`,
-  columns: ['read', 'inserted', 'webhookId', 'url', 'secret', 'position', 'seq', 'eventId', 'body'],
-  sample: () => [[], [], 1, 0, 'warm-up', 'warm-up', 30, 1, [], []],
+  columns: ['read', 'inserted', 'full', 'webhookId', 'url', 'secret', 'position', 'seq', 'eventId', 'body'],
+  sample: () => [[], [], 1, 0, 'warm-up', 'warm-up', 30, 1, [], [], false],
 });
 
 /**
