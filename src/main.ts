@@ -10,6 +10,7 @@ import { openApiDocumentOf } from './docs/setup-docs';
 import { drainHttpServer } from './http-body/graceful-shutdown';
 import { demoBanner, localBaseUrl, seedDemoData } from './demo/demo-seed';
 import { shutdownTracing } from './tracing/register';
+import { WebhookWorker } from './webhooks/webhook-worker.service';
 
 async function main(): Promise<void> {
   const config = loadConfig();
@@ -43,7 +44,8 @@ async function main(): Promise<void> {
     log(`${signal} received: draining`);
     const force = setTimeout(() => process.exit(1), config.SHUTDOWN_TIMEOUT_MS);
     force.unref();
-    await drainHttpServer(app.getHttpServer());
+    // Webhook attempts in flight share the window with the requests being answered.
+    await Promise.all([drainHttpServer(app.getHttpServer()), app.get(WebhookWorker).drain(Date.now() + config.SHUTDOWN_TIMEOUT_MS)]);
     await app.close();
     await database.stop();
     await shutdownTracing(2000); // the last spans, if tracing is on

@@ -33,5 +33,7 @@ module.exports = {
   'test/rate-limit/redis-failover.e2e-spec.ts': 'answers within the Redis time-out (< 1.5 s) when Redis hangs',
   'test/rate-limit/redis-rate-limit.e2e-spec.ts': 'a sliding 3-second window shared by instances in Redis',
   'test/webhooks/delivery.e2e-spec.ts': 'retries per the schedule (back-off delays), the timestamp within 60 s',
+  'test/webhooks/fairness.e2e-spec.ts': "B's events within 2 s of commit at p99 while A's backlog drains",
+  'test/webhooks/shutdown.e2e-spec.ts': 'attempts in flight get the 3-second shutdown window, the rest are released at once',
   'test/webhooks/three-instances.e2e-spec.ts': 'an instance killed mid-attempt: retried by another within a minute',
 };

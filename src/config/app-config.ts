@@ -84,6 +84,11 @@ const envSchema = z.object({
   WEBHOOK_POLL_MS: positiveInt.default(200),
   /** Attempts one instance makes at the same time. */
   WEBHOOK_CONCURRENCY: positiveInt.default(256),
+  /**
+   * Attempts one instance makes at the same time to one webhook: its share of WEBHOOK_CONCURRENCY,
+   * so that one webhook's backlog (a slow or failing receiver) never takes every slot.
+   */
+  WEBHOOK_MAX_IN_FLIGHT_PER_WEBHOOK: positiveInt.default(64),
   /** A webhook without a single success for this long is disabled (contract 14: 24 hours). */
   WEBHOOK_DISABLE_AFTER_SECONDS: positiveInt.default(86400),
   /** false: this instance makes no deliveries (its API still manages webhooks). */

@@ -26,6 +26,15 @@ describe('urlProblem', () => {
     expect(urlProblem('/relative', false)).toMatch(/absolute/);
     expect(urlProblem('https://user:pw@example.com/', false)).toMatch(/password/);
   });
+
+  it('refuses a port outside 1-65535, port 0 included', () => {
+    for (const url of ['https://hooks.example:0/', 'https://hooks.example:00/x', 'https://hooks.example:65536/', 'https://hooks.example:99999999999/', 'https://[2606:4700::1]:0/']) {
+      expect(urlProblem(url, false)).toBe('url port must be from 1 to 65535');
+    }
+    for (const url of ['https://hooks.example:1/', 'https://hooks.example:65535/', 'https://hooks.example:443/', 'https://hooks.example/']) {
+      expect(urlProblem(url, false)).toBeNull();
+    }
+  });
 });
 
 describe('checkTarget', () => {

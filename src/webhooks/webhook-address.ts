@@ -4,20 +4,21 @@ import { boundedMemo } from '../common/bounded-memo';
 
 /**
  * Where a webhook may be delivered (contract 14, "URLs"; docs/events.md, "Webhooks"): `https`
- * only, and only to public addresses, checked after DNS resolution on POST/PATCH and on every
- * attempt. The attempt then connects to the very address that was checked (webhook-sender.ts), so
- * a resolver that answers differently the second time (DNS rebinding) cannot swap it.
+ * only, and only to public addresses, checked after DNS resolution on POST/PATCH and whenever an
+ * attempt opens a connection: the attempts' connector (webhook-sender.ts) resolves the name, checks
+ * every address and connects to the very address it checked, so a resolver that answers
+ * differently the second time (DNS rebinding) cannot swap it.
  */
 
 /** A name's addresses, as `dns.lookup(name, { all: true })` gives them; injectable for tests. */
 export type Resolver = (hostname: string) => Promise<{ address: string; family: 4 | 6 }[]>;
 
 /**
- * One lookup of a name at a time: attempts that begin while a lookup of their name is under way
- * share its answer, and the next attempt after it ends looks up again (nothing is cached). At
- * 2,000 attempts a second to one receiver this is one getaddrinfo per lookup's duration instead of
- * 2,000 queued on libuv's four threads; every attempt is still checked against an answer that
- * was not yet known when the previous lookup ended.
+ * One lookup of a name at a time: connections that open while a lookup of their name is under way
+ * share its answer, and the next one after it ends looks up again (nothing is cached). A burst of
+ * connections to one receiver is then one getaddrinfo, not one each queued on libuv's four
+ * threads; every connection is still checked against an answer that was not yet known when the
+ * previous lookup ended.
  */
 export function sharingLookups(resolver: Resolver): Resolver {
   const underWay = new Map<string, Promise<{ address: string; family: 4 | 6 }[]>>();
@@ -113,9 +114,9 @@ export interface TargetPolicy {
 }
 
 /**
- * Each webhook URL parsed once (every attempt of a webhook checks the same string; parsing it twice
- * per attempt was a few µs): syntax only, the same answer every time. No address is kept: the host
- * is resolved and checked again on every attempt.
+ * Each webhook URL parsed once (every attempt of a webhook checks the same string): syntax only,
+ * the same answer every time. No address is kept: the host is resolved and checked again for every
+ * connection.
  */
 const parsed = boundedMemo(1000, (value: string): { url: URL; host: string; literal: number } | null => {
   try {
@@ -127,50 +128,60 @@ const parsed = boundedMemo(1000, (value: string): { url: URL; host: string; lite
   }
 });
 
+/** A port written in the authority, when the URL parser refuses it (out of range). */
+const WRITTEN_PORT = /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*:(\d+)(?:[/?#]|$)/i;
+
 /** The URL's syntax alone (no DNS): a message saying what is wrong, or null. */
 export function urlProblem(value: string, allowInsecure: boolean): string | null {
   const url = parsed(value)?.url;
-  if (!url) return 'url must be an absolute URL';
+  if (!url) {
+    const port = WRITTEN_PORT.exec(value)?.[1];
+    return port !== undefined && Number(port) > 65535 ? PORT_PROBLEM : 'url must be an absolute URL';
+  }
   if (url.protocol !== 'https:' && !(allowInsecure && url.protocol === 'http:')) return 'url must be an https URL';
   if (url.username || url.password) return 'url must not carry a user name or password';
+  // The parser keeps port 0 (it refuses only ports above 65535); nothing can be reached there.
+  if (url.port === '0') return PORT_PROBLEM;
   if (value.length > 2048) return 'url must be at most 2048 characters';
   return null;
 }
 
-/**
- * Resolves the URL's host and checks every address it resolves to (one non-public answer refuses
- * it: a resolver may hand any of them to a connection). Throws TargetRefused saying why.
- */
-export async function checkTarget(value: string, policy: TargetPolicy): Promise<CheckedTarget> {
-  const checked = checkedWithoutLookup(value, policy);
-  if (checked) return checked;
-  const { url, host } = parsed(value)!;
-  let addresses: { address: string; family: 4 | 6 }[];
-  try {
-    addresses = await policy.resolve(host);
-  } catch {
-    throw new TargetRefused('url host does not resolve');
-  }
-  return checkedAddresses(url, host, false, addresses, policy);
-}
+const PORT_PROBLEM = 'url port must be from 1 to 65535';
 
 /**
- * `checkTarget` when the URL's host is an IP literal (no lookup: the same checks, done now, no
- * promise); undefined when the host is a name and must be looked up (checkTarget). Throws
- * TargetRefused.
+ * Checks the URL (syntax, then its host as the connector does: checkedAddress) and gives the
+ * address a connection would be opened to. POST and PATCH use it to refuse a URL at once. Throws
+ * TargetRefused saying why.
  */
-export function checkedWithoutLookup(value: string, policy: TargetPolicy): CheckedTarget | undefined {
+export async function checkTarget(value: string, policy: TargetPolicy): Promise<CheckedTarget> {
   const problem = urlProblem(value, policy.allowInsecure);
   if (problem) throw new TargetRefused(problem);
   const { url, host, literal } = parsed(value)!;
-  if (!literal) return undefined;
-  return checkedAddresses(url, host, true, [{ address: host, family: literal === 6 ? 6 : 4 }], policy);
+  const checked = await checkedAddress(host, policy);
+  return { url, servername: url.protocol === 'https:' && !literal ? host : null, ...checked };
 }
 
-function checkedAddresses(url: URL, host: string, literal: boolean, addresses: { address: string; family: 4 | 6 }[], policy: TargetPolicy): CheckedTarget {
+/**
+ * The address a connection to `host` (a name, or an IP literal without brackets) may be opened
+ * to: a name is resolved and every address it resolves to is checked (one non-public answer
+ * refuses it: a resolver may hand any of them to a connection); the first is given. Throws
+ * TargetRefused saying why.
+ */
+export async function checkedAddress(host: string, policy: TargetPolicy): Promise<{ address: string; family: 4 | 6 }> {
+  const literal = isIP(host);
+  let addresses: { address: string; family: 4 | 6 }[];
+  if (literal) {
+    addresses = [{ address: host, family: literal === 6 ? 6 : 4 }];
+  } else {
+    try {
+      addresses = await policy.resolve(host);
+    } catch {
+      throw new TargetRefused('url host does not resolve');
+    }
+  }
   if (addresses.length === 0) throw new TargetRefused('url host does not resolve');
   if (!policy.allowInsecure && addresses.some(({ address }) => !isPublicAddress(address))) {
     throw new TargetRefused('url host resolves to a non-public address');
   }
-  return { url, servername: url.protocol === 'https:' && !literal ? host : null, ...addresses[0] };
+  return addresses[0];
 }

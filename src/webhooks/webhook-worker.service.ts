@@ -1,19 +1,33 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
+import type { Agent } from 'undici';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
 import { nextDelayMs } from '../common/retry-delays';
 import { faultCause, faultMessage } from '../database/database-errors';
 import { FaultLog } from '../database/fault-log';
 import { RequestError } from '../errors/request-error';
 import { MetricsService } from '../metrics/metrics.service';
-import { checkedWithoutLookup, checkTarget, type CheckedTarget, TargetRefused } from './webhook-address';
+import { urlProblem } from './webhook-address';
 import { WebhookAddressPolicy } from './webhook-address.policy';
-import { ATTEMPT_TIMEOUT_MS, postAttempt, senderAgents, type AttemptResult, type SenderAgents } from './webhook-sender';
+import { type AttemptResult, sendAttempt, webhookAgent } from './webhook-sender';
 import { signedHeaders } from './webhook-signing';
-import { type AttemptOutcome, type ClaimedDelivery, WebhooksRepository } from './webhooks.repository';
+import { type AttemptOutcome, type AttemptShare, type ClaimedDelivery, WebhooksRepository } from './webhooks.repository';
 
-type AttemptKind = 'delivered' | 'retry' | 'failed' | 'gone';
+type AttemptKind = 'delivered' | 'retry' | 'failed' | 'gone' | 'released';
+
+/** Why an attempt was stopped before its answer: the instance is shutting down (drain). */
+class AttemptStopped extends Error {
+  constructor() {
+    super('no answer recorded: the instance making the attempt stopped');
+  }
+}
+
+/**
+ * What drain keeps of the shutdown window, before its end, to stop the attempts still under way and
+ * write their release, and for the rest of the shutdown (the database closing) after it.
+ */
+const RELEASE_MARGIN_MS = 1000;
 
 /**
  * How often the claim loop takes over the fan-out's lease records whose instance died
@@ -45,14 +59,19 @@ const GONE_MEMORY_MS = 10_000;
  * `FOR NO KEY UPDATE SKIP LOCKED` on the webhooks (first attempts under a lease record per round
  * and webhook, their rows written with their outcomes), and each other attempt is taken with
  * `FOR UPDATE SKIP LOCKED` plus a lease (next_attempt_at pushed ahead), so one instance makes it; one
- * that dies leaves it to another when the lease ends (ended leases are taken before other due deliveries).
+ * that dies leaves it to another when the lease ends (a webhook's ended leases are taken before its
+ * other due deliveries).
+ *
+ * Fair shares: each webhook has at most WEBHOOK_MAX_IN_FLIGHT_PER_WEBHOOK attempts in flight here,
+ * and the fan-out and the claim hand free slots to the least-loaded organizations and webhooks
+ * first (WEBHOOK_CLAIM), so one webhook's backlog never holds up another's deliveries.
  *
  * Two loops, each with its own wake-ups (their statements run one at a time: oneStatementAtATime): the fan-out loop reads the feed
  * into deliveries (every WEBHOOK_POLL_MS, at once again while pages come back full), starts the
  * attempts of those it took at once (as many as slots are free), and wakes the claim loop when it
  * left some for it; the claim loop takes due deliveries in batches while attempt
  * slots (WEBHOOK_CONCURRENCY) are free, woken by the fan-out, when enough slots free up after a full
- * claim, and every WEBHOOK_POLL_MS otherwise (retries, and a contact's next event once the one
+ * claim or a quarter of a capped webhook's share does, and every WEBHOOK_POLL_MS otherwise (retries, and a contact's next event once the one
  * before it is recorded).
  */
 @Injectable()
@@ -69,7 +88,7 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
   private running = false;
   private loopsDone: Promise<unknown> = Promise.resolve();
   private inFlight = 0;
-  /** Called when the last attempt in flight ends (onModuleDestroy waits for it). */
+  /** Called when the last attempt in flight ends (drain waits for it). */
   private allEnded: (() => void) | undefined;
   private pending: { outcome: AttemptOutcome; webhookId: string; kind: AttemptKind }[] = [];
   private flushTimer: NodeJS.Timeout | undefined;
@@ -86,7 +105,17 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
   /** The fan-out loop waits for attempt slots (slotsSignal): an attempt's end that frees enough of them wakes it. */
   private awaitingSlots = false;
   private readonly slotsSignal = new WakeSignal();
-  private readonly agents: SenderAgents;
+  /** The attempts' HTTP client: an undici Agent whose connector checks every address (webhook-sender.ts). */
+  private readonly agent: Agent;
+  /** This instance's attempts in flight per webhook (the fan-out and the claim take each webhook's share by them). */
+  private readonly inFlightByWebhook = new Map<string, number>();
+  /** Attempts in flight to one webhook, at most (WEBHOOK_MAX_IN_FLIGHT_PER_WEBHOOK, within WEBHOOK_CONCURRENCY). */
+  private readonly perWebhookCap: number;
+  /** Webhooks that reached the cap here: more of theirs may be due once enough of their attempts end. */
+  private readonly capped = new Set<string>();
+  /** One per attempt in flight: drain stops those still under way when the shutdown window ends. */
+  private readonly stops = new Set<AbortController>();
+  private draining: Promise<void> | undefined;
   /** Webhooks whose receiver answered 410 here, until when nothing more is sent to them (GONE_MEMORY_MS). */
   private readonly gone = new Map<string, number>();
 
@@ -97,8 +126,9 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {
     metrics.measureOldestUndeliveredWith(() => repository.oldestPendingAgeSeconds());
-    this.agents = senderAgents(config.WEBHOOK_CONCURRENCY);
+    this.agent = webhookAgent(() => addresses.policy());
     this.claimBatch = Math.min(config.WEBHOOK_CONCURRENCY, Math.max(16, Math.floor(config.WEBHOOK_CONCURRENCY / 4)));
+    this.perWebhookCap = Math.min(config.WEBHOOK_MAX_IN_FLIGHT_PER_WEBHOOK, config.WEBHOOK_CONCURRENCY);
   }
 
   onApplicationBootstrap(): void {
@@ -107,24 +137,49 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
     this.loopsDone = Promise.all([this.fanOutLoop(), this.claimLoop()]);
   }
 
+  /**
+   * Stops taking work and gives the attempts in flight until `deadline` (ms since the epoch) to
+   * end and have their outcomes written; those still under way then are stopped and released:
+   * recorded pending and due at once (the attempt listed as stopped), so that another instance
+   * makes them at its next claim instead of after their lease. Called when shutdown begins (main.ts,
+   * beside the HTTP drain, with the end of SHUTDOWN_TIMEOUT_MS); a second call gets the first one's
+   * promise.
+   */
+  drain(deadline: number): Promise<void> {
+    this.draining ??= this.windDown(deadline - Math.min(RELEASE_MARGIN_MS, this.config.SHUTDOWN_TIMEOUT_MS / 2));
+    return this.draining;
+  }
+
   async onModuleDestroy(): Promise<void> {
+    await this.drain(Date.now() + this.config.SHUTDOWN_TIMEOUT_MS);
+    this.faults.flushAll();
+    await this.agent.destroy();
+  }
+
+  private async windDown(releaseAt: number): Promise<void> {
     this.running = false;
     this.fanOutSignal.wake();
     this.claimSignal.wake();
     this.slotsSignal.wake();
     await this.loopsDone;
-    // Attempts in flight end within the attempt timeout; their outcomes are written if the database
-    // is still there (if not, their leases end and another instance makes them again).
-    const ended = this.inFlight === 0 ? Promise.resolve() : new Promise<void>((resolve) => (this.allEnded = resolve));
-    await Promise.race([ended, new Promise((r) => setTimeout(r, 5000).unref())]);
+    if (this.inFlight > 0) {
+      const ended = new Promise<void>((resolve) => (this.allEnded = resolve));
+      let timer: NodeJS.Timeout | undefined;
+      const released = new Promise<void>((resolve) => (timer = setTimeout(resolve, Math.max(0, releaseAt - Date.now()))));
+      await Promise.race([ended, released]);
+      clearTimeout(timer);
+      if (this.stops.size > 0) this.logger.log({ released: this.stops.size }, `Shutting down: ${this.stops.size} webhook attempt(s) still under way stopped and released to the other instances`);
+      for (const stop of this.stops) stop.abort(new AttemptStopped());
+      await ended;
+    }
     await this.flush();
-    this.faults.flushAll();
-    this.agents.destroy();
   }
 
   /**
-   * Feed -> deliveries: at once again while pages come back full, else every WEBHOOK_POLL_MS. A round
-   * reads only as many events per webhook as there are free attempt slots: they are all taken under
+   * Feed -> deliveries: at once again while a webhook's page comes back full, else every
+   * WEBHOOK_POLL_MS (and when a capped webhook's share frees up). A round reads only as many events
+   * per webhook as its share of the free attempt slots (up to WEBHOOK_MAX_IN_FLIGHT_PER_WEBHOOK in
+   * flight; the rest stay in the feed for the next round): they are all taken under
    * the round's lease record, each written once (its row inserted with its outcome), instead of
    * the rest being inserted for the claim, which writes each of them three times (insert, lease,
    * outcome; and costs a statement). With fewer than `claimBatch` slots free
@@ -139,15 +194,17 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
       if (this.inFlight > 0 && this.freeSlots() < this.claimBatch) await this.slotsFreed();
       if (!this.running) break;
       try {
-        const { read, page, inserted, taken } = await this.oneStatementAtATime(() => {
+        const { full, inserted, taken } = await this.oneStatementAtATime(() => {
           const limit = this.freeSlots();
-          const page = limit >= this.claimBatch ? Math.min(FAN_OUT_PAGE, limit) : FAN_OUT_PAGE;
+          // Slots to lease: each webhook reads its share of them; else (a backlog) full pages for the claim.
+          const leasing = limit >= this.claimBatch;
+          const page = leasing ? Math.min(FAN_OUT_PAGE, limit) : FAN_OUT_PAGE;
           const lease = { owner: this.owner, token: randomUUID(), seconds: this.config.WEBHOOK_LEASE_SECONDS, limit };
-          return this.repository.fanOut(page, lease).then((result) => ({ page, ...result }));
+          return this.repository.fanOut(page, lease, this.share(), leasing);
         });
         for (const delivery of taken) this.start(delivery);
         if (inserted > 0) this.claimSignal.wake();
-        if (read >= page) continue;
+        if (full) continue;
       } catch (error) {
         this.failed('Webhook fan-out failed', error);
         await this.fanOutSignal.sleep(1000);
@@ -168,7 +225,7 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
             // Counted again after the fan-out statement this one may have waited for.
             free = this.claimWorthIt() ? this.freeSlots() : 0;
             if (free === 0) return Promise.resolve([]);
-            const claim = () => this.repository.claim(this.owner, randomUUID(), this.config.WEBHOOK_LEASE_SECONDS, free);
+            const claim = () => this.repository.claim(this.owner, randomUUID(), this.config.WEBHOOK_LEASE_SECONDS, free, this.share());
             if (Date.now() - this.lastTakeOver < TAKE_OVER_EVERY_MS) return claim();
             this.lastTakeOver = Date.now();
             return this.repository.takeOver().then(claim, (error: unknown) => {
@@ -228,95 +285,71 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
     return turn;
   }
 
+  /** What the fan-out and the claim may take per webhook: read when the statement is sent. */
+  private share(): AttemptShare {
+    return { cap: this.perWebhookCap, inFlight: this.inFlightByWebhook };
+  }
+
   private freeSlots(): number {
     return Math.max(0, this.config.WEBHOOK_CONCURRENCY - this.inFlight);
   }
 
-  /**
-   * Starts one attempt; `ended` is called once when it is over. Callbacks, not an async function:
-   * an attempt used to make about eight promises (the attempt, the address check, the request, its
-   * answer, the catch and finally around it), each an async-hooks init and a microtask, about 1 µs
-   * of service CPU a delivery each (docs/performance.md, "Webhook delivery, seventh pass").
-   */
+  /** Starts one attempt; it ends (`ended`) once its outcome is gathered for the next flush. */
   private start(delivery: ClaimedDelivery): void {
+    const { webhookId } = delivery;
     this.inFlight++;
-    try {
-      this.attempt(delivery);
-    } catch (error) {
-      this.crashed(error);
-      this.ended();
-    }
+    const inFlight = (this.inFlightByWebhook.get(webhookId) ?? 0) + 1;
+    this.inFlightByWebhook.set(webhookId, inFlight);
+    if (inFlight >= this.perWebhookCap) this.capped.add(webhookId);
+    this.attempt(delivery)
+      .catch((error: unknown) => this.crashed(error))
+      .finally(() => this.ended(webhookId));
   }
 
-  /** Either calls `settle` (or `ended`) exactly once, or throws before anything was sent. */
-  private attempt(delivery: ClaimedDelivery): void {
-    const at = attemptTime();
+  private async attempt(delivery: ClaimedDelivery): Promise<void> {
+    const at = new Date().toISOString();
     if (!delivery.event) {
-      this.settle(delivery, at, { status: null, error: 'the event is no longer kept (EVENT_RETENTION_DAYS)', retryAfterMs: null }, true);
+      this.record(delivery, at, { status: null, error: 'the event is no longer kept (EVENT_RETENTION_DAYS)', retryAfterMs: null }, true);
       return;
     }
     const goneUntil = this.gone.get(delivery.webhookId);
     if (goneUntil !== undefined) {
-      if (Date.now() < goneUntil) {
-        this.ended(); // answered 410 here: disabled, or about to be
-        return;
-      }
+      if (Date.now() < goneUntil) return; // answered 410 here: disabled, or about to be
       this.gone.delete(delivery.webhookId);
     }
-    const policy = this.addresses.policy();
-    let target: CheckedTarget | undefined;
-    try {
-      // An IP literal is checked now; a name is looked up (and every address checked) first.
-      target = checkedWithoutLookup(delivery.url, policy);
-    } catch (error) {
-      if (!(error instanceof TargetRefused)) throw error;
-      this.settle(delivery, at, refused(error), false);
+    // The URL's syntax here; its host's addresses in the connector (webhook-sender.ts), for every connection.
+    const problem = urlProblem(delivery.url, this.config.WEBHOOK_ALLOW_INSECURE);
+    if (problem) {
+      this.record(delivery, at, { status: null, error: `refused: ${problem}`, retryAfterMs: null }, false);
       return;
     }
-    if (target) {
-      this.post(delivery, at, target);
-      return;
-    }
-    checkTarget(delivery.url, policy).then(
-      (checked) => {
-        try {
-          this.post(delivery, at, checked);
-        } catch (error) {
-          this.crashed(error);
-          this.ended();
-        }
-      },
-      (error: unknown) => {
-        if (error instanceof TargetRefused) this.settle(delivery, at, refused(error), false);
-        else {
-          this.crashed(error);
-          this.ended();
-        }
-      },
-    );
-  }
-
-  private post(delivery: ClaimedDelivery, at: string, target: CheckedTarget): void {
-    const { id, body } = delivery.event!;
-    postAttempt(target, signedHeaders(delivery.secret, id, body), body, ATTEMPT_TIMEOUT_MS, this.agents, (result) => this.settle(delivery, at, result, false));
-  }
-
-  /** The attempt's outcome, recorded; then the attempt has ended. Never throws (it runs in socket callbacks). */
-  private settle(delivery: ClaimedDelivery, at: string, result: AttemptResult, final: boolean): void {
+    const { id, body } = delivery.event;
+    const stop = new AbortController();
+    this.stops.add(stop);
     try {
-      this.record(delivery, at, result, final);
-    } catch (error) {
-      this.crashed(error);
+      const result = await sendAttempt(new URL(delivery.url), signedHeaders(delivery.secret, id, body), body, { agent: this.agent, stop });
+      if (stop.signal.aborted && stop.signal.reason instanceof AttemptStopped && result.status === null) this.release(delivery, at, result);
+      else this.record(delivery, at, result, false);
+    } finally {
+      this.stops.delete(stop);
     }
-    this.ended();
   }
 
   private crashed(error: unknown): void {
     this.logger.error(`Webhook attempt crashed: ${(error as Error).message}`);
   }
 
-  private ended(): void {
+  private ended(webhookId: string): void {
     this.inFlight--;
+    const left = (this.inFlightByWebhook.get(webhookId) ?? 1) - 1;
+    if (left === 0) this.inFlightByWebhook.delete(webhookId);
+    else this.inFlightByWebhook.set(webhookId, left);
+    // A webhook held at its cap: claim again once a quarter of its share is free (not at every attempt's end).
+    if (this.capped.has(webhookId) && left <= this.perWebhookCap - Math.max(1, Math.floor(this.perWebhookCap / 4))) {
+      this.capped.delete(webhookId);
+      this.claimSignal.wake();
+      this.fanOutSignal.wake();
+    }
     if (this.moreDue && (this.config.WEBHOOK_CONCURRENCY - this.inFlight === this.claimBatch || this.inFlight === 0)) this.claimSignal.wake();
     if (this.awaitingSlots && this.freeSlots() >= this.claimBatch) this.slotsSignal.wake();
     if (this.inFlight === 0 && this.allEnded) {
@@ -349,6 +382,16 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
     else this.flushTimer ??= setTimeout(() => void this.flush(), FLUSH_DELAY_MS);
   }
 
+  /**
+   * An attempt stopped by the shutdown: recorded pending and due now (its lease cleared with it),
+   * so another instance makes it again at its next claim. Neither a delivery nor a failure of the
+   * receiver: not counted in the metrics nor in the webhook's failing streak.
+   */
+  private release(delivery: ClaimedDelivery, at: string, result: AttemptResult): void {
+    const { webhookId, position, seq, leaseToken, fresh } = delivery;
+    this.pending.push({ outcome: { webhookId, position, seq, leaseToken, fresh, at, status: null, error: result.error, state: 'pending', delayMs: 0 }, webhookId, kind: 'released' });
+  }
+
   /** Writes the outcomes gathered so far in one statement (and the webhooks' health in a few). */
   private flush(): Promise<void> {
     this.flushing = this.flushing.then(async () => {
@@ -359,9 +402,9 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
       if (batch.length === 0) return;
       try {
         await this.repository.complete(batch.map((b) => b.outcome));
-        const failures = batch.filter((b) => b.kind !== 'delivered');
-        const counts = new Map<AttemptKind, number>();
-        for (const b of batch) counts.set(b.kind, (counts.get(b.kind) ?? 0) + 1);
+        const failures = batch.filter((b) => b.kind !== 'delivered' && b.kind !== 'released');
+        const counts = new Map<Exclude<AttemptKind, 'released'>, number>();
+        for (const b of batch) if (b.kind !== 'released') counts.set(b.kind, (counts.get(b.kind) ?? 0) + 1);
         for (const [kind, n] of counts) this.metrics.webhookAttempted(kind, n);
         if (failures.length > 0) {
           const ids = (kinds: AttemptKind[]) => [...new Set(failures.filter((b) => kinds.includes(b.kind)).map((b) => b.webhookId))];
@@ -382,22 +425,6 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
     });
     return this.flushing;
   }
-}
-
-function refused(error: TargetRefused): AttemptResult {
-  return { status: null, error: `refused: ${error.message}`, retryAfterMs: null };
-}
-
-let lastAttemptMs = 0;
-let lastAttemptAt = '';
-/** When an attempt began (ISO): attempts started in the same millisecond (a fan-out round's) share one string. */
-function attemptTime(): string {
-  const now = Date.now();
-  if (now !== lastAttemptMs) {
-    lastAttemptMs = now;
-    lastAttemptAt = new Date(now).toISOString();
-  }
-  return lastAttemptAt;
 }
 
 /** A loop's wait: `sleep(ms)` ends after `ms` or at `wake()`; a wake while the loop was busy is kept for its next sleep. */

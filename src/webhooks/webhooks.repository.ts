@@ -65,6 +65,18 @@ function claimed(row: ClaimRow, leaseToken: string, fresh: boolean): ClaimedDeli
   };
 }
 
+/**
+ * An instance's attempts in flight per webhook, and the cap on them
+ * (WEBHOOK_MAX_IN_FLIGHT_PER_WEBHOOK): what the fan-out and the claim may take for each webhook.
+ */
+export interface AttemptShare {
+  cap: number;
+  inFlight: ReadonlyMap<string, number>;
+}
+
+/** No cap (the largest int the statements take), nothing in flight. */
+const UNCAPPED: AttemptShare = { cap: 2_147_483_647, inFlight: new Map() };
+
 export interface AttemptOutcome extends DeliveryKey {
   leaseToken: string;
   /** A first attempt under a fan-out lease record: its row is inserted with this outcome (ClaimedDelivery.fresh). */
@@ -254,13 +266,18 @@ export class WebhooksRepository {
    * then, in a new snapshot, the events up to each organization's horizon. An organization left out of the first has nothing visible to read
    * yet; the next round looks again. Up to `lease.limit` of the new deliveries come back already
    * taken for an attempt (as `claim` takes them: WEBHOOK_FAN_OUT), the rest wait for a claim.
+   * `bounded`: each webhook's page is at most its share (what brings its attempts in flight to the
+   * cap), the rest of its events left in the feed for the next round; `full` says whether some
+   * webhook's page came back full (more is waiting: go again at once).
    */
   async fanOut(
     pageSize: number,
     lease: { owner: string; token: string; seconds: number; limit: number },
-  ): Promise<{ read: number; inserted: number; taken: ClaimedDelivery[] }> {
+    share: AttemptShare = UNCAPPED,
+    bounded = false,
+  ): Promise<{ read: number; inserted: number; full: boolean; taken: ClaimedDelivery[] }> {
     const horizons = await this.horizons();
-    if (horizons.size === 0) return { read: 0, inserted: 0, taken: [] };
+    if (horizons.size === 0) return { read: 0, inserted: 0, full: false, taken: [] };
     const rows = await this.database.run(WEBHOOK_FAN_OUT, [
       [...horizons.keys()],
       [...horizons.values()].map(String),
@@ -269,14 +286,20 @@ export class WebhooksRepository {
       lease.owner,
       lease.token,
       lease.seconds,
+      share.cap,
+      [...share.inFlight.keys()],
+      [...share.inFlight.values()],
+      bounded,
     ]);
     let read = 0;
     let inserted = 0;
+    let full = false;
     const webhooks = new Map<string, { url: string; secret: string }>();
     for (const row of rows) {
       if (row.read !== null) {
         read = row.read;
         inserted = row.inserted ?? 0;
+        full = row.full ?? false;
       } else if (row.url !== null) webhooks.set(row.webhookId!, { url: row.url, secret: row.secret! });
     }
     const taken: ClaimedDelivery[] = [];
@@ -285,7 +308,7 @@ export class WebhooksRepository {
       const { url, secret } = webhooks.get(row.webhookId!)!;
       taken.push(claimed({ webhookId: row.webhookId!, position: row.position!, seq: row.seq, attemptCount: 1, url, secret, eventId: row.eventId, body: row.body }, lease.token, true));
     }
-    return { read, inserted, taken };
+    return { read, inserted, full, taken };
   }
 
   /**
@@ -333,10 +356,11 @@ export class WebhooksRepository {
 
   /**
    * Takes up to `limit` due deliveries for one attempt each, leased for `leaseSeconds`
-   * (WEBHOOK_CLAIM, webhooks.statements.ts: SKIP LOCKED, per-contact order, lost attempts logged).
+   * (WEBHOOK_CLAIM, webhooks.statements.ts: SKIP LOCKED, per-contact order, lost attempts logged),
+   * each webhook at most its share (`share`), the least-loaded organizations and webhooks first.
    */
-  async claim(owner: string, leaseToken: string, leaseSeconds: number, limit: number): Promise<ClaimedDelivery[]> {
-    const rows = await this.database.run(WEBHOOK_CLAIM, [owner, leaseToken, leaseSeconds, limit]);
+  async claim(owner: string, leaseToken: string, leaseSeconds: number, limit: number, share: AttemptShare = UNCAPPED): Promise<ClaimedDelivery[]> {
+    const rows = await this.database.run(WEBHOOK_CLAIM, [owner, leaseToken, leaseSeconds, limit, share.cap, [...share.inFlight.keys()], [...share.inFlight.values()]]);
     return rows.map((row) => claimed(row, leaseToken, false));
   }
 

@@ -68,7 +68,9 @@ export interface ClaimRow {
  * instance is taking (SKIP LOCKED), at most $3 per webhook; each webhook's feed position moves past
  * them (a data-modifying CTE runs whether or not it is read).
  *
- * Up to $4 of them are taken at once for their first attempt by owner $5, for $7 seconds: not as
+ * Up to $4 of them are taken at once for their first attempt by owner $5, for $7 seconds (each
+ * webhook's share: at most what brings its attempts in flight here, $9/$10, to the per-webhook cap
+ * $8, the least-loaded webhooks first, then commit order): not as
  * delivery rows but as one lease record per webhook (webhook_leases, token $6) naming them. Their
  * delivery rows are inserted when their attempts end, with the outcome (WEBHOOK_COMPLETE): a
  * delivered event is written once, its row in the primary key only (not in the pending indexes).
@@ -90,7 +92,7 @@ export interface ClaimRow {
  * and secret; one per event leased, with its key and event (docs/performance.md, "Webhook delivery,
  * seventh pass").
  */
-export const WEBHOOK_FAN_OUT = defineStatement<{ read: number | null; inserted: number | null } & { [K in Exclude<keyof ClaimRow, 'attemptCount'>]: ClaimRow[K] | null }>({
+export const WEBHOOK_FAN_OUT = defineStatement<{ read: number | null; inserted: number | null; full: boolean | null } & { [K in Exclude<keyof ClaimRow, 'attemptCount'>]: ClaimRow[K] | null }>({
   name: 'webhooks.fan-out',
   text: `WITH h AS (
         SELECT * FROM unnest($1::text[], $2::bigint[]) AS h(organization_id, horizon)
@@ -98,15 +100,21 @@ export const WEBHOOK_FAN_OUT = defineStatement<{ read: number | null; inserted: 
         SELECT w.id, w.organization_id, w.types, w.feed_position, w.feed_seq, w.url, w.secret, h.horizon FROM webhooks w
         JOIN h ON h.organization_id = w.organization_id
         WHERE w.enabled ORDER BY w.id FOR NO KEY UPDATE OF w SKIP LOCKED
+      ), load AS (
+        SELECT * FROM unnest($9::text[], $10::int[]) AS l(webhook_id, n)
+      ), bound AS (
+        -- each webhook's page: its share of the free slots while they are being leased ($11), else the whole page
+        SELECT w.*, CASE WHEN $11::boolean THEN least($3::int, greatest($8::int - coalesce(l.n, 0), 0)) ELSE $3::int END AS share
+        FROM w LEFT JOIN load l ON l.webhook_id = w.id
       ), page AS (
-        SELECT w.id AS webhook_id, w.types, ev.* FROM w CROSS JOIN LATERAL (
+        SELECT w.id AS webhook_id, w.types, w.share, ev.* FROM bound w CROSS JOIN LATERAL (
           SELECT c.position, e.seq, e.id AS event_id, e.type, e.contact_id
           FROM event_commits c JOIN events e ON e.organization_id = c.organization_id AND e.xid = c.xid
           WHERE c.organization_id = w.organization_id AND (c.position, e.seq) > (w.feed_position, w.feed_seq)
             -- implied by the line above, which spans two tables: the bound of event_commits_pkey's walk
             AND c.position >= w.feed_position AND c.position <= w.horizon
           ORDER BY c.position, e.seq
-          LIMIT $3::int
+          LIMIT w.share
         ) ev
       ), held AS MATERIALIZED (
         SELECT l.webhook_id, u.contact_id FROM webhook_leases l CROSS JOIN LATERAL unnest(l.contact_ids) AS u(contact_id)
@@ -119,9 +127,14 @@ export const WEBHOOK_FAN_OUT = defineStatement<{ read: number | null; inserted: 
             -- a hashed subplan: the lease records' contacts read once per statement, not once per event
             AND (p.webhook_id, p.contact_id) NOT IN (SELECT webhook_id, contact_id FROM held)) AS free
         FROM page p WHERE p.type = ANY(p.types)
+      ), ranked AS (
+        SELECT p.*, CASE WHEN p.free THEN coalesce(l.n, 0)
+          + count(*) FILTER (WHERE p.free) OVER (PARTITION BY p.webhook_id ORDER BY p.position, p.seq ROWS UNBOUNDED PRECEDING) END AS webhook_load
+        FROM wanted p LEFT JOIN load l ON l.webhook_id = p.webhook_id
       ), taken AS (
-        SELECT *, free AND count(*) FILTER (WHERE free) OVER (ORDER BY position, seq, webhook_id ROWS UNBOUNDED PRECEDING) <= $4::int AS leased
-        FROM wanted
+        SELECT *, coalesce(webhook_load <= $8::int
+          AND row_number() OVER (ORDER BY webhook_load <= $8::int DESC NULLS LAST, webhook_load, position, seq, webhook_id) <= $4::int, false) AS leased
+        FROM ranked
       ), lease AS (
         INSERT INTO webhook_leases (webhook_id, token, leased_by, leased_at, expires_at, positions, seqs, contact_ids, open)
         SELECT webhook_id, $6::text, $5::text, now(), now() + make_interval(secs => $7::int),
@@ -137,16 +150,17 @@ export const WEBHOOK_FAN_OUT = defineStatement<{ read: number | null; inserted: 
       ), moved AS (
         UPDATE webhooks SET feed_position = last.position, feed_seq = last.seq FROM last WHERE webhooks.id = last.webhook_id
       )
-      SELECT n.read, n.inserted, NULL::text AS "webhookId", NULL::text AS url, NULL::text AS secret, NULL::text AS position, NULL::text AS seq,
+      SELECT n.read, n.inserted, n.full, NULL::text AS "webhookId", NULL::text AS url, NULL::text AS secret, NULL::text AS position, NULL::text AS seq,
         NULL::text AS "eventId", NULL::text AS body
-      FROM (SELECT (SELECT count(*) FROM page)::int AS read, (SELECT count(*) FROM ins)::int AS inserted) n
+      FROM (SELECT (SELECT count(*) FROM page)::int AS read, (SELECT count(*) FROM ins)::int AS inserted,
+        EXISTS (SELECT 1 FROM page GROUP BY webhook_id HAVING count(*) >= min(share)) AS full) n
       UNION ALL
-      SELECT NULL, NULL, w.id, w.url, w.secret, NULL, NULL, NULL, NULL FROM w WHERE w.id IN (SELECT webhook_id FROM taken WHERE leased)
+      SELECT NULL, NULL, NULL, w.id, w.url, w.secret, NULL, NULL, NULL, NULL FROM w WHERE w.id IN (SELECT webhook_id FROM taken WHERE leased)
       UNION ALL
-      SELECT NULL, NULL, t.webhook_id, NULL, NULL, t.position::text, t.seq::text, ${publicEventIdSql('e.id')}, e.body
+      SELECT NULL, NULL, NULL, t.webhook_id, NULL, NULL, t.position::text, t.seq::text, ${publicEventIdSql('e.id')}, e.body
       FROM taken t JOIN events e ON e.seq = t.seq WHERE t.leased`,
-  columns: ['read', 'inserted', 'webhookId', 'url', 'secret', 'position', 'seq', 'eventId', 'body'],
-  sample: () => [[], [], 1, 0, 'warm-up', 'warm-up', 30],
+  columns: ['read', 'inserted', 'full', 'webhookId', 'url', 'secret', 'position', 'seq', 'eventId', 'body'],
+  sample: () => [[], [], 1, 0, 'warm-up', 'warm-up', 30, 1, [], [], false],
 });
 
 /**
@@ -190,41 +204,65 @@ export const WEBHOOK_TAKE_OVER = defineStatement<{ leases: number; deliveries: n
  * Takes up to $4 due deliveries for one attempt each (SKIP LOCKED: two instances never take the
  * same one), for owner $1 with lease token $2. Taking one makes it 'leased' and pushes its
  * next_attempt_at $3 seconds ahead: that is its lease. An instance that dies mid-attempt leaves it
- * leased with a lease that ends (a first attempt's lease record gets its rows so: WEBHOOK_TAKE_OVER);
- * every claim takes those first (the leased index holds only attempts under way, in the order
- * their leases end), then the due pending ones in next_attempt_at order, and logs the lost attempt:
- * a lost attempt is retried within a lease and a poll, not after the backlog of due deliveries
- * older than its lease's end (contract 14, "within a minute"). A pending row waits while an earlier
- * event of the same contact is pending or leased for the same webhook, or is in one of its lease
- * records (per-contact commit order).
+ * leased with a lease that ends (a first attempt's lease record gets its rows so: WEBHOOK_TAKE_OVER),
+ * and the claim logs the lost attempt. A pending row waits while an earlier event of the same
+ * contact is pending or leased for the same webhook, or is in one of its lease records (per-contact
+ * commit order).
+ *
+ * Fair shares: $6/$7 are this instance's attempts in flight per webhook; a webhook with $5 (the
+ * per-webhook cap) in flight here gets none, and each other webhook at most what brings it to $5.
+ * Each webhook's candidates are found by webhook (an index probe each: its ended leases first, then
+ * its due pending rows in next_attempt_at order). They are taken least-loaded first: each candidate
+ * is ranked by its organization's attempts in flight here plus its place in that organization's
+ * candidates (themselves interleaved by each webhook's load), so that free slots go round the
+ * organizations, then round their webhooks, before any gets a second share; within a rank, the
+ * oldest due first. One webhook's backlog therefore never holds up another's due deliveries.
  */
 export const WEBHOOK_CLAIM = defineStatement<ClaimRow>({
   name: 'webhooks.claim',
   text: `WITH held AS MATERIALIZED (
         SELECT l.webhook_id, u.contact_id FROM webhook_leases l CROSS JOIN LATERAL unnest(l.contact_ids) AS u(contact_id)
         WHERE u.contact_id IS NOT NULL
-      ), expired AS (
-        SELECT d.webhook_id, d.position, d.seq, d.event_seq FROM webhook_deliveries d
-        JOIN webhooks w ON w.id = d.webhook_id
-        WHERE d.state = 'leased' AND d.next_attempt_at <= now() AND w.enabled
-        ORDER BY d.next_attempt_at
-        LIMIT $4::int
-        FOR UPDATE OF d SKIP LOCKED
-      ), due AS (
-        SELECT d.webhook_id, d.position, d.seq, d.event_seq FROM webhook_deliveries d
-        JOIN webhooks w ON w.id = d.webhook_id
-        WHERE d.state = 'pending' AND d.next_attempt_at <= now() AND w.enabled
-          AND (d.contact_id IS NULL OR (NOT EXISTS (
-            SELECT 1 FROM webhook_deliveries p
-            WHERE p.webhook_id = d.webhook_id AND p.contact_id = d.contact_id AND p.state IN ('pending', 'leased')
-              AND (p.position, p.seq) < (d.position, d.seq))
-            -- a hashed subplan, as in the fan-out: the lease records' contacts read once per statement
-            AND (d.webhook_id, d.contact_id) NOT IN (SELECT webhook_id, contact_id FROM held)))
-        ORDER BY d.next_attempt_at
-        LIMIT $4::int - (SELECT count(*) FROM expired)
-        FOR UPDATE OF d SKIP LOCKED
+      ), load AS (
+        SELECT * FROM unnest($6::text[], $7::int[]) AS l(webhook_id, n)
+      ), hooks AS MATERIALIZED (
+        SELECT * FROM (
+          SELECT w.id, w.organization_id, coalesce(l.n, 0) AS n, sum(coalesce(l.n, 0)) OVER (PARTITION BY w.organization_id) AS org_n
+          FROM webhooks w LEFT JOIN load l ON l.webhook_id = w.id
+          WHERE w.enabled
+        ) x WHERE x.n < $5::int
+      ), candidates AS (
+        SELECT h.organization_id, h.n, h.org_n, true AS lost, d.* FROM hooks h CROSS JOIN LATERAL (
+          SELECT d.webhook_id, d.position, d.seq, d.event_seq, d.next_attempt_at FROM webhook_deliveries d
+          WHERE d.webhook_id = h.id AND d.state = 'leased' AND d.next_attempt_at <= now()
+          ORDER BY d.next_attempt_at
+          LIMIT least($5::int - h.n, $4::int)
+          FOR UPDATE OF d SKIP LOCKED
+        ) d
+        UNION ALL
+        SELECT h.organization_id, h.n, h.org_n, false, d.* FROM hooks h CROSS JOIN LATERAL (
+          SELECT d.webhook_id, d.position, d.seq, d.event_seq, d.next_attempt_at FROM webhook_deliveries d
+          WHERE d.webhook_id = h.id AND d.state = 'pending' AND d.next_attempt_at <= now()
+            AND (d.contact_id IS NULL OR (NOT EXISTS (
+              SELECT 1 FROM webhook_deliveries p
+              WHERE p.webhook_id = d.webhook_id AND p.contact_id = d.contact_id AND p.state IN ('pending', 'leased')
+                AND (p.position, p.seq) < (d.position, d.seq))
+              -- a hashed subplan, as in the fan-out: the lease records' contacts read once per statement
+              AND (d.webhook_id, d.contact_id) NOT IN (SELECT webhook_id, contact_id FROM held)))
+          ORDER BY d.next_attempt_at
+          LIMIT least($5::int - h.n, $4::int)
+          FOR UPDATE OF d SKIP LOCKED
+        ) d
+      ), by_webhook AS (
+        SELECT c.*, c.n + row_number() OVER (PARTITION BY c.webhook_id ORDER BY c.lost DESC, c.next_attempt_at) AS webhook_load
+        FROM candidates c
+      ), by_organization AS (
+        SELECT b.*, b.org_n + row_number() OVER (PARTITION BY b.organization_id ORDER BY b.webhook_load, b.lost DESC, b.next_attempt_at) AS organization_load
+        FROM by_webhook b WHERE b.webhook_load <= $5::int
       ), taken AS (
-        SELECT * FROM expired UNION ALL SELECT * FROM due
+        SELECT webhook_id, position, seq, event_seq FROM by_organization
+        ORDER BY organization_load, lost DESC, next_attempt_at
+        LIMIT $4::int
       )
       UPDATE webhook_deliveries d SET
         attempts = CASE WHEN d.lease_token IS NULL THEN d.attempts ELSE d.attempts || jsonb_build_array(jsonb_build_object(
@@ -240,7 +278,7 @@ export const WEBHOOK_CLAIM = defineStatement<ClaimRow>({
       RETURNING d.position::text AS position, d.seq::text AS seq, d.webhook_id AS "webhookId", d.attempt_count AS "attemptCount", w.url, w.secret,
         ${publicEventIdSql('e.id')} AS "eventId", e.body`,
   columns: ['position', 'seq', 'webhookId', 'attemptCount', 'url', 'secret', 'eventId', 'body'],
-  sample: () => ['warm-up', 'warm-up', 30, 0],
+  sample: () => ['warm-up', 'warm-up', 30, 0, 1, [], []],
 });
 
 /**

@@ -64,6 +64,15 @@ describe('webhook endpoints (contract 14-16)', () => {
       'https://169.254.169.254/latest', 'https://[::ffff:127.0.0.1]/', 'https://100.64.0.1/', 'https://0.0.0.0/', null, 42]) {
       expectRequestError(await create({ url }), 400, 'INVALID_REQUEST');
     }
+    // A port outside 1-65535 (port 0 included).
+    for (const url of ['https://93.184.216.34:0/x', 'https://93.184.216.34:00/', 'https://93.184.216.34:65536/', 'https://[2606:4700::1]:0/']) {
+      const res = await create({ url });
+      expectRequestError(res, 400, 'INVALID_REQUEST');
+      expect(res.body.error.message).toBe('url port must be from 1 to 65535');
+    }
+    expect((await create({ url: 'https://93.184.216.34:65535/x' })).status).toBe(201);
+    expect((await call('get', '/api/v2/webhooks')).body.webhooks).toHaveLength(1);
+    await call('delete', `/api/v2/webhooks/${(await call('get', '/api/v2/webhooks')).body.webhooks[0].id}`);
     expectRequestError(await create({}), 400, 'INVALID_REQUEST');
     expectRequestError(await create({ url: HOOK, secret: 'mine' }), 400, 'INVALID_REQUEST');
     expectRequestError(await create({ url: HOOK, description: null }), 400, 'INVALID_REQUEST');
@@ -84,7 +93,8 @@ describe('webhook endpoints (contract 14-16)', () => {
     const res = await call('patch', `/api/v2/webhooks/${id}`, { url: 'https://93.184.216.35/v2', types: ['field.updated'], enabled: false });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ request_id: res.headers['x-request-id'], webhook: expect.objectContaining({ id, url: 'https://93.184.216.35/v2', types: ['field.updated'], enabled: false }) });
-    for (const body of [{}, { color: 'red' }, { enabled: 'yes' }, { url: 'http://93.184.216.34/' }, { url: 'https://192.168.0.1/' }, { types: ['x'] }, { enabled: true, extra: 1 }]) {
+    for (const body of [{}, { color: 'red' }, { enabled: 'yes' }, { url: 'http://93.184.216.34/' }, { url: 'https://192.168.0.1/' }, { url: 'https://93.184.216.35:0/v2' },
+      { url: 'https://93.184.216.35:65536/v2' }, { types: ['x'] }, { enabled: true, extra: 1 }]) {
       expectRequestError(await call('patch', `/api/v2/webhooks/${id}`, body), 400, 'INVALID_REQUEST');
     }
     expect((await call('get', `/api/v2/webhooks/${id}`)).body.webhook).toEqual(res.body.webhook);

@@ -50,7 +50,7 @@ const MIGRATION_ONLY_INDEXES = [
   'CREATE INDEX contacts_organization_id_email_c_idx ON public.contacts USING btree (organization_id, email COLLATE "C")',
   'CREATE INDEX list_memberships_list_id_email_c_idx ON public.list_memberships USING btree (list_id, email COLLATE "C")',
   'CREATE INDEX suppressions_organization_id_email_c_idx ON public.suppressions USING btree (organization_id, email COLLATE "C")',
-  "CREATE INDEX webhook_deliveries_pending_next_attempt_at_idx ON public.webhook_deliveries USING btree (next_attempt_at) WHERE (state = 'pending'::text)",
+  "CREATE INDEX webhook_deliveries_pending_webhook_id_next_attempt_at_idx ON public.webhook_deliveries USING btree (webhook_id, next_attempt_at) WHERE (state = 'pending'::text)",
   "CREATE INDEX webhook_deliveries_pending_contact_idx ON public.webhook_deliveries USING btree (webhook_id, contact_id, \"position\", seq) WHERE (state = ANY (ARRAY['pending'::text, 'leased'::text]))",
   "CREATE INDEX webhook_deliveries_leased_next_attempt_at_idx ON public.webhook_deliveries USING btree (next_attempt_at) WHERE (state = 'leased'::text)",
 ];

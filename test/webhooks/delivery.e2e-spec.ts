@@ -3,6 +3,7 @@
  * with a retry schedule of fractions of a second. Events are written as the write paths write them
  * (EventsRepository.record in a transaction), so these tests do not depend on which path emits what.
  */
+import { type AddressInfo, createServer, type Socket } from 'node:net';
 import { Client } from 'pg';
 import { Webhook } from 'standardwebhooks';
 import { EventsRepository } from '../../src/events/events.repository';
@@ -18,6 +19,46 @@ import { type Answer, startReceiver } from '../utils/webhook-receiver';
 jest.setTimeout(45_000);
 
 type Receiver = Awaited<ReturnType<typeof startReceiver>>;
+
+/**
+ * A receiver that answers every request with `head` at once, then writes `piece` every 100 ms and
+ * never ends the body; records each request's body.
+ */
+async function trickling(head: string, piece: string) {
+  const bodies: { data: { contact: { id: string; n: number } } }[] = [];
+  const sockets = new Set<Socket>();
+  const timers = new Set<NodeJS.Timeout>();
+  const server = createServer((socket) => {
+    sockets.add(socket);
+    socket.on('error', () => undefined);
+    socket.on('close', () => sockets.delete(socket));
+    let buffered = Buffer.alloc(0);
+    socket.on('data', (chunk: Buffer) => {
+      buffered = Buffer.concat([buffered, chunk]);
+      for (;;) {
+        const end = buffered.indexOf('\r\n\r\n');
+        if (end < 0) return;
+        const length = Number(/content-length: *(\d+)/i.exec(buffered.subarray(0, end).toString('latin1'))?.[1] ?? 0);
+        if (buffered.length < end + 4 + length) return;
+        bodies.push(JSON.parse(buffered.subarray(end + 4, end + 4 + length).toString('utf8')) as (typeof bodies)[number]);
+        buffered = buffered.subarray(end + 4 + length);
+        socket.write(head);
+        const timer = setInterval(() => (socket.destroyed ? clearInterval(timer) : socket.write(piece)), 100);
+        timers.add(timer);
+      }
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
+    bodies: () => bodies,
+    close: async () => {
+      for (const timer of timers) clearInterval(timer);
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
 
 describe('webhook delivery', () => {
   let t: TestApp;
@@ -168,6 +209,31 @@ describe('webhook delivery', () => {
     expect(order.indexOf('q1')).toBeLessThan(order.lastIndexOf('p1')); // q did not wait for p
   });
 
+  it.each([
+    ['trickles its body', 'HTTP/1.1 200 OK\r\ncontent-length: 100000\r\n\r\n', 'x'],
+    ['sends an endless chunked body', 'HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n', '1\r\nx\r\n'],
+    ['sends a body with no length and never closes', 'HTTP/1.1 200 OK\r\nconnection: keep-alive\r\n\r\n', 'x'],
+  ])('a receiver that answers 200 at once and then %s: each event is delivered once and recorded delivered', async (_kind, head, piece) => {
+    const r = await trickling(head, piece);
+    try {
+      const { record, call, id } = await setup(r.url);
+      await record([contactEvent('k', 1), contactEvent('m', 1)]);
+      await record([contactEvent('k', 2)]);
+      // Well within the 10 s attempt timeout: the answer is its head; the body is not waited for.
+      await waitUntil(
+        'three recorded delivered',
+        async () => (await call('get', `/api/v2/webhooks/${id}/deliveries`)).body.deliveries.filter((d: { state: string }) => d.state === 'delivered').length === 3,
+        8000,
+      );
+      const log = (await call('get', `/api/v2/webhooks/${id}/deliveries`)).body.deliveries as { attempts: unknown[] }[];
+      expect(log.map((d) => d.attempts)).toEqual(Array.from({ length: 3 }, () => [{ at: expect.any(String), status: 200, error: null }]));
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      expect(r.bodies().map((b) => `${b.data.contact.id}${b.data.contact.n}`).sort()).toEqual(['k1', 'k2', 'm1']);
+    } finally {
+      await r.close();
+    }
+  });
+
   it('DELETE removes the webhook and its deliveries log from the database', async () => {
     const r = await receiver();
     const { record, call, id, org } = await setup(r.url);
@@ -273,7 +339,7 @@ describe('the fan-out takes fresh deliveries for their first attempt (worker off
     expect(indexes.map((i) => i.name)).toEqual([
       'webhook_deliveries_leased_next_attempt_at_idx',
       'webhook_deliveries_pending_contact_idx',
-      'webhook_deliveries_pending_next_attempt_at_idx',
+      'webhook_deliveries_pending_webhook_id_next_attempt_at_idx',
       'webhook_deliveries_pkey',
     ]);
     expect(indexes[3].def).toContain('(webhook_id, "position", seq)');
