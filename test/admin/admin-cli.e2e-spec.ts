@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import { PrismaPg } from '@prisma/adapter-pg';
 import { PROJECT_ROOT } from '../../src/database/project-root';
 import { PrismaClient } from '../../src/generated/prisma/client';
+import { ensureBuilt } from '../utils/built';
 import { createTestApp, type TestApp } from '../utils/test-app';
 import { createTestDatabase, type TestDatabase } from '../utils/test-database';
 import { jsonOf, runAdmin, runAdminInProcess, type AdminRun } from './run-admin';
@@ -37,7 +38,8 @@ describe('admin command line (DATABASE_URL)', () => {
     return String(jsonOf(await admin('org', 'create', '--name', name)).id);
   }
 
-  it('the documented command, `npm run --silent admin -- org create`, runs the CLI from source', async () => {
+  it('the documented command, `npm run --silent admin -- org create`, runs the built CLI', async () => {
+    ensureBuilt(); // once per test run, under the lock that keeps two builds from writing dist/ at once
     const run = await new Promise<{ code: number | null; stdout: string }>((resolve) => {
       const child = spawn('npm', ['run', '--silent', 'admin', '--', 'org', 'create', '--name', 'Via npm'], {
         cwd: PROJECT_ROOT,
