@@ -9,9 +9,10 @@ import { listNameProblem } from '../lists/list-name';
 /**
  * The administration commands' words and options (docs/api.md#running-and-administration), checked
  * without a database: `parseAdminCommand` turns argv into an AdminCommand, `helpFor` answers --help.
- * What a command does is admin.commands.ts (`executeAdminCommand`). Kept free of NestJS, Prisma and
- * pg, so that help and bad arguments are answered without loading them.
+ * What a command does is admin.commands.ts (`executeAdminCommand`). Kept free of NestJS, Prisma
+ * Client and pg, so that help and bad arguments are answered without loading them.
  */
+
 /** A bad argument: the CLI prints the message on one line of stderr and exits non-zero. */
 export class AdminArgumentError extends Error {}
 
