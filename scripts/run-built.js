@@ -24,6 +24,8 @@ if (!distIsCurrent(root, target)) {
   }
 }
 
+// Node 22.1 and later keep V8's compiled code on disk between calls (Node 20 has no such cache).
+require('node:module').enableCompileCache?.();
 // The entry point reads its arguments from process.argv, as when started with `node dist/<entry>`.
 process.argv = [process.argv[0], target, ...args];
 require(target);

@@ -1,16 +1,10 @@
 import { generateApiKey } from '../auth/api-key';
 import { fromPrismaScope, toPrismaScope } from '../auth/scope-names';
-import { createCustomField } from '../custom-fields/custom-fields.repository';
-import { EventsRepository } from '../events/events.repository';
 import type { PrismaService } from '../database/prisma.service';
 import type { PrismaClient } from '../generated/prisma/client';
-import { createList, listEvent } from '../lists/lists.repository';
-import { lockEmails } from '../contacts/email-locks';
-import { ErasureService } from '../erasure/erasure.service';
 import { RequestErrorCode } from '../errors/error-codes';
 import { RequestError } from '../errors/request-error';
 import { ErasureSecrets } from '../suppressions/erasure-secrets';
-import { SuppressionsService } from '../suppressions/suppressions.service';
 import { AdminArgumentError, type AdminCommand } from './admin-arguments';
 
 /**
@@ -27,8 +21,6 @@ export async function executeAdminCommand(
   prisma: PrismaClient,
   command: Exclude<AdminCommand, { command: 'migrate' }>,
 ): Promise<Record<string, unknown>> {
-  // record() writes through the transaction it is given; the client is the CLI's own, not the app's PrismaService.
-  const events = new EventsRepository(prisma as unknown as PrismaService);
   switch (command.command) {
     case 'org list': {
       const rows = await prisma.organization.findMany({ orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] });
@@ -101,10 +93,12 @@ export async function executeAdminCommand(
     }
     case 'list create': {
       await requireOrganization(prisma, command.org, command.command);
+      const { createList, events } = api(prisma);
       const list = await createList(prisma, events, command.org, command.name, null);
       return { id: list.id };
     }
     case 'list archive': {
+      const { listEvent, events } = api(prisma);
       const found = await prisma.$transaction(async (tx) => {
         // Only a list not yet archived changes (and writes list.updated): archiving twice is no change.
         const { count } = await tx.list.updateMany({ where: { id: command.id, archived: false }, data: { archived: true } });
@@ -118,6 +112,7 @@ export async function executeAdminCommand(
     case 'field create': {
       await requireOrganization(prisma, command.org, command.command);
       const { org, key, type, required, defaultValue, options } = command;
+      const { createCustomField, events } = api(prisma);
       // The API's create (custom-fields.repository.ts): the same row and the same field.created event.
       const created = await createCustomField(prisma, events, org, { key, type, required, defaultValue: defaultValue ?? null, options }, null);
       // The unique index (organization, key) decides, so two concurrent creates cannot both win.
@@ -126,6 +121,7 @@ export async function executeAdminCommand(
     }
     case 'suppress': {
       await requireOrganization(prisma, command.org, command.command);
+      const { lockEmails, SuppressionsService, events } = api(prisma);
       const secrets = new ErasureSecrets(prisma);
       const hash = (await secrets.hasherFor(command.org))(command.email);
       const suppressions = new SuppressionsService(prisma, secrets, events);
@@ -153,6 +149,7 @@ export async function executeAdminCommand(
     }
     case 'unsuppress': {
       await requireOrganization(prisma, command.org, command.command);
+      const { SuppressionsService, events } = api(prisma);
       try {
         // The API's rules (SuppressionsService), with the operator's right to lift a complaint.
         const lifted = await new SuppressionsService(prisma, new ErasureSecrets(prisma), events).lift(command.org, command.email, {
@@ -170,10 +167,30 @@ export async function executeAdminCommand(
     case 'contact erase': {
       await requireOrganization(prisma, command.org, command.command);
       // The API's erasure (ErasureService): one place for what leaves the database.
+      const { ErasureService, events } = api(prisma);
       const outcome = await new ErasureService(prisma, new ErasureSecrets(prisma), events).erase(command.org, command.email, null);
       return { email: command.email, status: 'erased', ...outcome };
     }
   }
+}
+
+/**
+ * The API's repositories and services, for the commands that write through them with their change
+ * events. They are NestJS providers: loaded here on first use, so that the read and key commands
+ * answer without loading NestJS. `events` records through the transaction it is given; the client
+ * is the CLI's own, not the app's PrismaService.
+ */
+function api(prisma: PrismaClient) {
+  /* eslint-disable @typescript-eslint/no-require-imports */
+  const { EventsRepository } = require('../events/events.repository') as typeof import('../events/events.repository');
+  const { createCustomField } = require('../custom-fields/custom-fields.repository') as typeof import('../custom-fields/custom-fields.repository');
+  const { createList, listEvent } = require('../lists/lists.repository') as typeof import('../lists/lists.repository');
+  const { lockEmails } = require('../contacts/email-locks') as typeof import('../contacts/email-locks');
+  const { ErasureService } = require('../erasure/erasure.service') as typeof import('../erasure/erasure.service');
+  const { SuppressionsService } = require('../suppressions/suppressions.service') as typeof import('../suppressions/suppressions.service');
+  /* eslint-enable @typescript-eslint/no-require-imports */
+  const events = new EventsRepository(prisma as unknown as PrismaService);
+  return { events, createCustomField, createList, listEvent, lockEmails, ErasureService, SuppressionsService };
 }
 
 async function requireOrganization(prisma: PrismaClient, id: string, command: string): Promise<void> {
