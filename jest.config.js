@@ -30,9 +30,6 @@ module.exports = {
   globalSetup: '<rootDir>/test/global-setup.ts',
   globalTeardown: '<rootDir>/test/global-teardown.ts',
   testTimeout: 30000,
-  // A handle left open by a suite (e.g. a pool connection never released: Database.onModuleDestroy) must not keep
-  // `npm test` (and CI) waiting after the run: global teardown still runs, then Jest exits.
-  forceExit: true,
   // CPU_REPORT=<file>: CPU seconds per test file (test/utils/cpu-reporter.js), as .ci/run prints them.
   ...(process.env.CPU_REPORT ? { reporters: ['default', '<rootDir>/test/utils/cpu-reporter.js'] } : {}),
 };

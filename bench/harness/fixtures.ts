@@ -1,5 +1,6 @@
 import { PrismaPg } from '@prisma/adapter-pg';
-import { executeAdminCommand, parseAdminCommand } from '../../src/admin/admin.commands';
+import { parseAdminCommand } from '../../src/admin/admin-arguments';
+import { executeAdminCommand } from '../../src/admin/admin.commands';
 import { PrismaClient } from '../../src/generated/prisma/client';
 import { withClient } from './database';
 import type { Service } from './service';

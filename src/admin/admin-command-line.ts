@@ -7,7 +7,7 @@
  * (test/admin/run-admin.ts); those that check the process itself spawn `cli.ts`.
  */
 import { ConfigError, loadConfig } from '../config/app-config';
-import { AdminArgumentError, commandNameOf, executeAdminCommand, helpFor, parseAdminCommand } from './admin.commands';
+import { AdminArgumentError, commandNameOf, helpFor, parseAdminCommand } from './admin-arguments';
 
 /** A failure that is not a bad argument (exit 1), already phrased for the operator. */
 class AdminFailure extends Error {}
@@ -43,8 +43,9 @@ async function execute(argv: string[], io: AdminIo): Promise<number> {
   }
   const command = parseAdminCommand(argv); // bad arguments fail before any database work
   const config = loadConfig(io.env);
-  // Loaded only now: a mistyped command is answered without loading Prisma and pg (half a second).
+  // Loaded only now: help and a mistyped command are answered without loading NestJS, Prisma and pg.
   /* eslint-disable @typescript-eslint/no-require-imports */
+  const { executeAdminCommand } = require('./admin.commands') as typeof import('./admin.commands');
   const { PrismaPg } = require('@prisma/adapter-pg') as typeof import('@prisma/adapter-pg');
   const { PrismaClient } = require('../generated/prisma/client') as typeof import('../generated/prisma/client');
   const { openAdminDatabase } = require('./admin-database') as typeof import('./admin-database');

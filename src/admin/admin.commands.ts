@@ -1,276 +1,17 @@
-import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { generateApiKey } from '../auth/api-key';
-import { DEFAULT_SCOPE, fromPrismaScope, isScope, type Scope, SCOPES, toPrismaScope } from '../auth/scopes';
-import { SUPPRESSION_REASONS, type SuppressionReason } from '../contacts/contact-rules';
-import { isValidEmail, normalizeEmail } from '../contacts/email';
-import { checkNewField, type FieldInputNames } from '../custom-fields/field-checks';
-import { isCalendarDate, type CustomFieldTypeName } from '../custom-fields/field-definitions';
-import { createCustomField } from '../custom-fields/custom-fields.repository';
-import { EventsRepository } from '../events/events.repository';
+import { fromPrismaScope, toPrismaScope } from '../auth/scope-names';
 import type { PrismaService } from '../database/prisma.service';
 import type { PrismaClient } from '../generated/prisma/client';
-import { listNameProblem } from '../lists/list-name';
-import { createList, listEvent } from '../lists/lists.repository';
-import { lockEmails } from '../contacts/email-locks';
-import { ErasureService } from '../erasure/erasure.service';
 import { RequestErrorCode } from '../errors/error-codes';
 import { RequestError } from '../errors/request-error';
 import { ErasureSecrets } from '../suppressions/erasure-secrets';
-import { SuppressionsService } from '../suppressions/suppressions.service';
+import { AdminArgumentError, type AdminCommand } from './admin-arguments';
 
 /**
- * The administration commands (docs/api.md#running-and-administration), without the process around them (cli.ts):
- * `parseAdminCommand` checks the words and options (no database), `executeAdminCommand` does the
- * work and checks what needs the database (unknown ids, duplicate field keys).
+ * What the administration commands do (docs/api.md#running-and-administration), without the process
+ * around them (cli.ts): `executeAdminCommand` does the work of a command that admin-arguments.ts
+ * parsed and checks what needs the database (unknown ids, duplicate field keys).
  */
-
-/** A bad argument: the CLI prints the message on one line of stderr and exits non-zero. */
-export class AdminArgumentError extends Error {}
-
-export { SUPPRESSION_REASONS };
-type SuppressionReasonName = SuppressionReason;
-
-export type AdminCommand =
-  | { command: 'org create'; name: string }
-  | { command: 'key create'; org: string; expiresAt: Date | null; scope: Scope }
-  | { command: 'key revoke'; id: string }
-  | { command: 'list create'; org: string; name: string }
-  | { command: 'list archive'; id: string }
-  | {
-      command: 'field create';
-      org: string;
-      key: string;
-      type: CustomFieldTypeName;
-      required: boolean;
-      defaultValue: unknown;
-      options: string[];
-    }
-  | { command: 'suppress'; org: string; email: string; reason: SuppressionReasonName }
-  | { command: 'unsuppress'; org: string; email: string }
-  | { command: 'contact erase'; org: string; email: string }
-  | { command: 'org list' }
-  | { command: 'key list'; org: string }
-  | { command: 'list list'; org: string }
-  | { command: 'field list'; org: string }
-  | { command: 'migrate' };
-
-/** What `--help` prints; the first line of each is also the tool's command summary. */
-export const COMMAND_HELP: Record<AdminCommand['command'], string> = {
-  'org create': 'org create --name <name>\n  Creates an organization. Prints { "id" }.',
-  'org list': 'org list\n  Lists the organizations, oldest first. Prints { "organizations": [{ "id", "name", "createdAt" }] }.',
-  'key create':
-    'key create --org <orgId> [--expires-at <ISO time>] [--scope contacts:read|contacts:write|admin]\n  Creates an API key. Prints { "id", "key" }: the only time the key is shown (only its hash is stored).\n  --expires-at: a date (2030-01-31, midnight UTC) or a date and time; without an offset it is UTC.\n  --scope: what the key may do (default contacts:write); admin implies contacts:write, which implies contacts:read.',
-  'key list':
-    'key list --org <orgId>\n  Lists the organization\'s API keys, oldest first. Prints { "keys": [{ "id", "prefix", "scope", "createdAt", "lastUsedAt", "expiresAt", "revokedAt" }] }.\n  Never shows a key or its hash; "prefix" is the start of the key, to tell keys apart.',
-  'key revoke': 'key revoke --id <keyId>\n  Revokes a key at once. Prints { "id", "revokedAt" } (the first revocation time if already revoked).',
-  'list create': 'list create --org <orgId> --name <name>\n  Creates a list. Prints { "id" }.',
-  'list list': 'list list --org <orgId>\n  Lists the organization\'s lists, archived ones included. Prints { "lists": [{ "id", "name", "archived", "createdAt" }] }.',
-  'list archive': 'list archive --id <listId>\n  Archives a list (contacts can no longer be added to it). Prints { "id", "archived": true }.',
-  'field create':
-    'field create --org <orgId> --key <key> --type <text|number|boolean|date|select> [--required] [--default <JSON>] [--options <a,b,c>]\n  Defines a custom field. Prints { "id" }. --options is for select fields only; --default is JSON\n  (\'"text"\', 42, true; a negative number as --default=-5).',
-  'field list':
-    'field list --org <orgId>\n  Lists the organization\'s custom fields, oldest first. Prints { "fields": [{ "id", "key", "type", "required", "defaultValue", "options", "createdAt" }] }.',
-  suppress:
-    'suppress --org <orgId> --email <email> --reason <bounced|complained|unsubscribed>\n  Suppresses an email (contacts with it are refused). Prints { "email", "reason" }.',
-  unsuppress:
-    'unsuppress --org <orgId> --email <email>\n  Lifts the suppression of an email, whatever its reason (also complained, which the API refuses to lift), and\n  also an erased (hashed) one. Prints { "email", "status": "unsuppressed", "reason" }.',
-  'contact erase':
-    'contact erase --org <orgId> --email <email>\n  Erases an address (right to erasure), as POST /api/v2/contacts/{email}/erase does: the contact, its memberships,\n  the suppression\'s plaintext (kept as a keyed hash), every stored answer holding it and the address in\n  every change event (redacted; contact.erased is written). Prints\n  { "email", "status": "erased", "contactDeleted", "suppressionKept", "storedAnswersErased", "eventsRedacted" }.',
-  migrate:
-    'migrate\n  Applies pending database migrations to DATABASE_URL (for deployments that run with MIGRATE_ON_START=false).\n  Prints { "applied": [names] } (empty when nothing was pending).',
-};
-
-export const TOOL_HELP = [
-  'Usage: npm run --silent admin -- <command> [options]',
-  '',
-  'Acts on DATABASE_URL, or on the embedded database when it is unset (started here if the service is not running).',
-  'Prints one JSON object on stdout. Errors: one line on stderr, "<command>: <what is wrong>".',
-  'Exit codes: 0 done, 2 bad argument, 1 any other failure.',
-  '',
-  'Commands:',
-  ...Object.values(COMMAND_HELP).map((help) => `  ${help.split('\n')[0]}`),
-  '',
-  'npm run --silent admin -- <command> --help   explains one command.',
-].join('\n');
-
-/** `--help`, `-h` or `help` anywhere: the help text to print instead of running anything. */
-export function helpFor(argv: string[]): string | undefined {
-  const asked = argv.length === 0 || argv.some((a) => a === '--help' || a === '-h') || argv[0] === 'help';
-  if (!asked) return undefined;
-  const words = argv.filter((a) => !a.startsWith('-') && a !== 'help');
-  for (const length of [2, 1]) {
-    const name = words.slice(0, length).join(' ');
-    if (name in COMMAND_HELP) return `Usage: npm run --silent admin -- ${COMMAND_HELP[name as AdminCommand['command']]}`;
-  }
-  return TOOL_HELP;
-}
-
-type Options = NonNullable<ParseArgsConfig['options']>;
-const text = { type: 'string' } as const;
-
-/** Options of each command; `required` names those that must be given. */
-const COMMANDS: Record<AdminCommand['command'], { options: Options; required: string[] }> = {
-  'org create': { options: { name: text }, required: ['name'] },
-  'key create': { options: { org: text, 'expires-at': text, scope: text }, required: ['org'] },
-  'key revoke': { options: { id: text }, required: ['id'] },
-  'list create': { options: { org: text, name: text }, required: ['org', 'name'] },
-  'list archive': { options: { id: text }, required: ['id'] },
-  'field create': {
-    options: { org: text, key: text, type: text, required: { type: 'boolean' }, default: text, options: text },
-    required: ['org', 'key', 'type'],
-  },
-  suppress: { options: { org: text, email: text, reason: text }, required: ['org', 'email', 'reason'] },
-  unsuppress: { options: { org: text, email: text }, required: ['org', 'email'] },
-  'contact erase': { options: { org: text, email: text }, required: ['org', 'email'] },
-  'org list': { options: {}, required: [] },
-  'key list': { options: { org: text }, required: ['org'] },
-  'list list': { options: { org: text }, required: ['org'] },
-  'field list': { options: { org: text }, required: ['org'] },
-  migrate: { options: {}, required: [] },
-};
-
-/** The command named by argv's first words (for error prefixes), or "admin" when there is none. */
-export function commandNameOf(argv: string[]): string {
-  for (const length of [2, 1]) {
-    const name = argv.slice(0, length).join(' ');
-    if (name in COMMANDS) return name;
-  }
-  return 'admin';
-}
-
-export const USAGE = `commands: ${Object.keys(COMMANDS).join(', ')}`;
-
-/** Parses `argv` (the words after `admin --`) strictly: unknown commands and options are errors. */
-export function parseAdminCommand(argv: string[]): AdminCommand {
-  // `suppress`, `unsuppress` and `migrate` are one word; every other command is two.
-  const words = argv[0] === 'suppress' || argv[0] === 'unsuppress' || argv[0] === 'migrate' ? 1 : 2;
-  const name = argv.slice(0, words).join(' ');
-  if (argv.length < words || argv.slice(0, words).some((w) => w.startsWith('-')) || !(name in COMMANDS)) {
-    throw new AdminArgumentError(`admin: unknown command "${argv.slice(0, 2).join(' ')}"; ${USAGE} (--help explains them)`);
-  }
-  const spec = COMMANDS[name as AdminCommand['command']];
-  let values: Record<string, string | boolean | undefined>;
-  try {
-    const parsed = parseArgs({ args: argv.slice(words), options: spec.options, strict: true, allowPositionals: false });
-    values = parsed.values as Record<string, string | boolean | undefined>;
-  } catch (error) {
-    throw new AdminArgumentError(`${name}: ${oneLine((error as Error).message)}`);
-  }
-  for (const option of spec.required) {
-    if (values[option] === undefined) throw new AdminArgumentError(`${name}: missing option --${option}`);
-  }
-  const str = (option: string): string => {
-    const value = String(values[option]).trim();
-    if (!value) throw new AdminArgumentError(`${name}: --${option} must not be empty`);
-    return value;
-  };
-
-  switch (name as AdminCommand['command']) {
-    case 'org create':
-      return { command: 'org create', name: str('name') };
-    case 'key create':
-      return {
-        command: 'key create',
-        org: str('org'),
-        expiresAt: values['expires-at'] === undefined ? null : parseIsoTime(str('expires-at')),
-        scope: parseScope(values.scope),
-      };
-    case 'key revoke':
-      return { command: 'key revoke', id: str('id') };
-    case 'list create': {
-      const listName = str('name');
-      // The API's rule for list names (list-name.ts), so both make the same lists.
-      const problem = listNameProblem(listName, '--name');
-      if (problem) throw new AdminArgumentError(`list create: ${problem}`);
-      return { command: 'list create', org: str('org'), name: listName };
-    }
-    case 'list archive':
-      return { command: 'list archive', id: str('id') };
-    case 'field create':
-      return parseFieldCreate(values, str);
-    case 'org list':
-      return { command: 'org list' };
-    case 'key list':
-    case 'list list':
-    case 'field list':
-      return { command: name as 'key list' | 'list list' | 'field list', org: str('org') };
-    case 'migrate':
-      return { command: 'migrate' };
-    case 'unsuppress':
-      return { command: 'unsuppress', org: str('org'), email: normalizeEmail(str('email')) };
-    case 'contact erase':
-      // Any value: erasure removes the address wherever it was stored, valid or not.
-      return { command: 'contact erase', org: str('org'), email: normalizeEmail(str('email')) };
-    case 'suppress': {
-      const email = normalizeEmail(String(values.email));
-      if (!isValidEmail(email)) throw new AdminArgumentError(`suppress: invalid --email ${JSON.stringify(values.email)}`);
-      const reason = String(values.reason);
-      if (!(SUPPRESSION_REASONS as readonly string[]).includes(reason)) {
-        throw new AdminArgumentError(`suppress: --reason must be one of ${SUPPRESSION_REASONS.join(', ')}`);
-      }
-      return { command: 'suppress', org: str('org'), email, reason: reason as SuppressionReasonName };
-    }
-  }
-}
-
-function parseFieldCreate(
-  values: Record<string, string | boolean | undefined>,
-  str: (option: string) => string,
-): AdminCommand {
-  // Only the command line's own syntax is read here (comma-separated options, JSON default); what
-  // makes a field definition valid is checked by checkNewField, which the API uses too.
-  let options: string[] | undefined;
-  if (values.options !== undefined) options = String(values.options).split(',').map((o) => o.trim());
-  let defaultValue: unknown;
-  if (values.default !== undefined) {
-    try {
-      defaultValue = JSON.parse(String(values.default));
-    } catch {
-      throw new AdminArgumentError('field create: --default must be JSON (e.g. \'"text"\', 42, true)');
-    }
-    // null would mean "no default": leave --default out instead of sending something that fits nothing.
-    if (defaultValue === null) throw new AdminArgumentError('field create: --default null does not fit any field: leave --default out');
-  }
-  const checked = checkNewField(
-    { key: String(values.key), type: String(values.type), required: values.required === true, defaultValue, options },
-    ADMIN_FIELD_NAMES,
-  );
-  if (!checked.ok) throw new AdminArgumentError(`field create: ${checked.message}`);
-  return { command: 'field create', org: str('org'), ...checked.value };
-}
-
-/** How `field create` names its inputs in messages. */
-const ADMIN_FIELD_NAMES: FieldInputNames = {
-  key: '--key',
-  type: '--type',
-  required: '--required',
-  defaultValue: '--default',
-  options: '--options',
-};
-
-/** `--scope` of `key create`: absent means contacts:write, what every key had before scopes existed. */
-function parseScope(value: string | boolean | undefined): Scope {
-  if (value === undefined) return DEFAULT_SCOPE;
-  const scope = String(value).trim();
-  if (!isScope(scope)) throw new AdminArgumentError(`key create: --scope must be one of ${SCOPES.join(', ')}`);
-  return scope;
-}
-
-/**
- * An ISO 8601 date (`2030-01-31`, midnight UTC) or date and time (`2030-01-31T12:00:00Z`, with
- * `Z` or an offset; without one it is read as UTC, never as the machine's local time).
- */
-export function parseIsoTime(value: string): Date {
-  const match = /^(\d{4}-\d{2}-\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(\.\d{1,3})?)?(Z|[+-]\d{2}:\d{2})?)?$/.exec(value);
-  const bad = () => new AdminArgumentError(`key create: --expires-at must be an ISO 8601 time (e.g. 2030-01-31T12:00:00Z), got "${value}"`);
-  if (!match || !isCalendarDate(match[1])) throw bad();
-  const [date, hh = '00', mm = '00', ss = '00', fraction = '', zone = 'Z'] = match.slice(1);
-  if (Number(hh) > 23 || Number(mm) > 59 || Number(ss) > 59) throw bad();
-  if (zone !== 'Z' && (Number(zone.slice(1, 3)) > 23 || Number(zone.slice(4)) > 59)) throw bad();
-  const parsed = new Date(`${date}T${hh}:${mm}:${ss}${fraction}${zone}`);
-  if (Number.isNaN(parsed.getTime())) throw bad();
-  return parsed;
-}
 
 /**
  * Runs a parsed command (all but `migrate`, which cli.ts runs); returns the JSON object the CLI prints.
@@ -280,8 +21,6 @@ export async function executeAdminCommand(
   prisma: PrismaClient,
   command: Exclude<AdminCommand, { command: 'migrate' }>,
 ): Promise<Record<string, unknown>> {
-  // record() writes through the transaction it is given; the client is the CLI's own, not the app's PrismaService.
-  const events = new EventsRepository(prisma as unknown as PrismaService);
   switch (command.command) {
     case 'org list': {
       const rows = await prisma.organization.findMany({ orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] });
@@ -354,10 +93,12 @@ export async function executeAdminCommand(
     }
     case 'list create': {
       await requireOrganization(prisma, command.org, command.command);
+      const { createList, events } = api(prisma);
       const list = await createList(prisma, events, command.org, command.name, null);
       return { id: list.id };
     }
     case 'list archive': {
+      const { listEvent, events } = api(prisma);
       const found = await prisma.$transaction(async (tx) => {
         // Only a list not yet archived changes (and writes list.updated): archiving twice is no change.
         const { count } = await tx.list.updateMany({ where: { id: command.id, archived: false }, data: { archived: true } });
@@ -371,6 +112,7 @@ export async function executeAdminCommand(
     case 'field create': {
       await requireOrganization(prisma, command.org, command.command);
       const { org, key, type, required, defaultValue, options } = command;
+      const { createCustomField, events } = api(prisma);
       // The API's create (custom-fields.repository.ts): the same row and the same field.created event.
       const created = await createCustomField(prisma, events, org, { key, type, required, defaultValue: defaultValue ?? null, options }, null);
       // The unique index (organization, key) decides, so two concurrent creates cannot both win.
@@ -379,6 +121,7 @@ export async function executeAdminCommand(
     }
     case 'suppress': {
       await requireOrganization(prisma, command.org, command.command);
+      const { lockEmails, SuppressionsService, events } = api(prisma);
       const secrets = new ErasureSecrets(prisma);
       const hash = (await secrets.hasherFor(command.org))(command.email);
       const suppressions = new SuppressionsService(prisma, secrets, events);
@@ -406,6 +149,7 @@ export async function executeAdminCommand(
     }
     case 'unsuppress': {
       await requireOrganization(prisma, command.org, command.command);
+      const { SuppressionsService, events } = api(prisma);
       try {
         // The API's rules (SuppressionsService), with the operator's right to lift a complaint.
         const lifted = await new SuppressionsService(prisma, new ErasureSecrets(prisma), events).lift(command.org, command.email, {
@@ -423,17 +167,33 @@ export async function executeAdminCommand(
     case 'contact erase': {
       await requireOrganization(prisma, command.org, command.command);
       // The API's erasure (ErasureService): one place for what leaves the database.
+      const { ErasureService, events } = api(prisma);
       const outcome = await new ErasureService(prisma, new ErasureSecrets(prisma), events).erase(command.org, command.email, null);
       return { email: command.email, status: 'erased', ...outcome };
     }
   }
 }
 
+/**
+ * The API's repositories and services, for the commands that write through them with their change
+ * events. They are NestJS providers: loaded here on first use, so that the read and key commands
+ * answer without loading NestJS. `events` records through the transaction it is given; the client
+ * is the CLI's own, not the app's PrismaService.
+ */
+function api(prisma: PrismaClient) {
+  /* eslint-disable @typescript-eslint/no-require-imports */
+  const { EventsRepository } = require('../events/events.repository') as typeof import('../events/events.repository');
+  const { createCustomField } = require('../custom-fields/custom-fields.repository') as typeof import('../custom-fields/custom-fields.repository');
+  const { createList, listEvent } = require('../lists/lists.repository') as typeof import('../lists/lists.repository');
+  const { lockEmails } = require('../contacts/email-locks') as typeof import('../contacts/email-locks');
+  const { ErasureService } = require('../erasure/erasure.service') as typeof import('../erasure/erasure.service');
+  const { SuppressionsService } = require('../suppressions/suppressions.service') as typeof import('../suppressions/suppressions.service');
+  /* eslint-enable @typescript-eslint/no-require-imports */
+  const events = new EventsRepository(prisma as unknown as PrismaService);
+  return { events, createCustomField, createList, listEvent, lockEmails, ErasureService, SuppressionsService };
+}
+
 async function requireOrganization(prisma: PrismaClient, id: string, command: string): Promise<void> {
   const org = await prisma.organization.findUnique({ where: { id }, select: { id: true } });
   if (!org) throw new AdminArgumentError(`${command}: no organization with id "${id}"`);
-}
-
-function oneLine(message: string): string {
-  return message.replace(/\s*\n\s*/g, ' ').trim();
 }

@@ -4,7 +4,7 @@ import { PrismaService } from '../database/prisma.service';
 import { hashApiKey } from './api-key';
 import { FIND_API_KEY_BY_HASH } from './auth.statements';
 import type { CallerIdentity } from './authenticated-request';
-import { isScope } from './scopes';
+import { isScope } from './scope-names';
 
 /** How often at most `lastUsedAt` is written for one key: it is for humans, not an audit log. */
 const LAST_USED_RESOLUTION_MS = 60_000;

@@ -1,5 +1,5 @@
 import type { Request } from 'express';
-import type { Scope } from './scopes';
+import type { Scope } from './scope-names';
 
 /** Who is calling, set by the ApiKeyGuard on every non-public route. */
 export interface CallerIdentity {

@@ -3,7 +3,8 @@ import { Reflector } from '@nestjs/core';
 import { Public } from '../common/public.decorator';
 import { RequestError } from '../errors/request-error';
 import { ScopeGuard } from './scope.guard';
-import { RequireScope, type Scope } from './scopes';
+import type { Scope } from './scope-names';
+import { RequireScope } from './scopes';
 
 /** Handlers as Nest would see them: decorated like the app's routes. */
 class Routes {

@@ -5,7 +5,8 @@ import { IS_PUBLIC } from '../common/public.decorator';
 import { RequestErrorCode } from '../errors/error-codes';
 import { RequestError } from '../errors/request-error';
 import type { AuthenticatedRequest } from './authenticated-request';
-import { REQUIRED_SCOPE, type Scope, scopeAllows } from './scopes';
+import { type Scope, scopeAllows } from './scope-names';
+import { REQUIRED_SCOPE } from './scopes';
 
 /**
  * Key scopes (docs/api.md, "Key scopes"). A global guard registered right after the organization's

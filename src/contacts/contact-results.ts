@@ -91,52 +91,20 @@ export function renderAnswer(endpoint: ContactsEndpoint, requestId: string, resu
   return endpoint === 'single' ? renderSingleResponse(requestId, results[0], dryRun) : renderBatchResponse(requestId, results, dryRun);
 }
 
-/** The last time rendered by isoTime, and its text. */
-let lastTime = Number.NaN;
-let lastTimeText = '';
-
-/**
- * `date.toISOString()`, remembered for the last time value: the events of one request all show
- * the transaction's time as `updatedAt` (50 a batch), and toISOString cost about 1–3 µs a call.
- * The text depends on the time value alone; an invalid date is never remembered (NaN), so it
- * throws as toISOString does.
- */
-function isoTime(date: Date): string {
-  const time = date.getTime();
-  if (time !== lastTime) {
-    lastTimeText = date.toISOString();
-    lastTime = time;
-  }
-  return lastTimeText;
-}
-
 /** A date custom value is stored as its YYYY-MM-DD string, a number as a JSON number. */
 export function renderContact(contact: StoredContact) {
-  const fields: Record<string, unknown> = {};
-  // `__proto__` is the one inherited setter: defined as plain data. Every other key is assigned
-  // (defineProperty on each key left the object in a slow mode: 50 events cost ~30% more to build
-  // and stringify; docs/performance.md, "The outbox's cost, second pass").
-  const define = (key: string, value: unknown) => {
-    if (key === '__proto__') Object.defineProperty(fields, key, { value, enumerable: true, writable: true, configurable: true });
-    else fields[key] = value;
-  };
-  // for-in: the same keys in the same order as Object.entries (a plain object inherits no
-  // enumerable key), without an array per key.
-  const standard = contact.standard;
-  for (const key in standard) {
-    const value = standard[key as keyof typeof standard];
-    if (value !== null) define(key, value);
-  }
-  for (const [key, value] of contact.custom) define(key, value);
-  const updatedAt = isoTime(contact.updatedAt);
+  // Object.fromEntries defines own properties: a key like `__proto__` stays plain data.
+  const fields: Record<string, unknown> = Object.fromEntries([
+    ...Object.entries(contact.standard).filter(([, value]) => value !== null),
+    ...contact.custom,
+  ]);
   return {
     id: contact.id,
     email: contact.email,
     listIds: [...contact.listIds],
     fields,
     suppressed: contact.suppressionReason ? { reason: contact.suppressionReason } : null,
-    // A contact the pipeline just created has one Date for both (its event): formatted once.
-    createdAt: contact.createdAt === contact.updatedAt ? updatedAt : contact.createdAt.toISOString(),
-    updatedAt,
+    createdAt: contact.createdAt.toISOString(),
+    updatedAt: contact.updatedAt.toISOString(),
   };
 }

@@ -2,7 +2,6 @@ import { Injectable } from '@nestjs/common';
 import { isStorableText } from '../common/storable-text';
 import type { SqlClient } from '../database/statements';
 import { PrismaService } from '../database/prisma.service';
-import { arrayLiteral } from '../database/array-literal';
 import { runIn } from '../database/statements';
 import type { Prisma } from '../generated/prisma/client';
 import type { Answer } from '../requests/stored-answer';
@@ -175,22 +174,20 @@ function writeValues(
   const created = columnsOf(changes.creates);
   const updated = columnsOf(changes.updates);
   const memberships = changes.memberships;
-  // The arrays go as array literals (arrayLiteral: ids, emails, list ids bare, joined once), not
-  // as JS arrays that pg quotes and escapes element by element (two regular expressions each,
-  // ~1,150 elements in a 50-contact create); the same values reach PostgreSQL.
+  // JS arrays, serialized by pg; the statement casts each parameter to its array type.
   return [
     organizationId,
-    arrayLiteral(created.ids),
-    arrayLiteral(created.emails),
-    ...created.standard.map(arrayLiteral),
-    arrayLiteral(created.custom),
-    arrayLiteral(updated.ids),
-    ...updated.standard.map(arrayLiteral),
-    arrayLiteral(updated.custom),
-    arrayLiteral(memberships.map((m) => m.contactId)),
-    arrayLiteral(memberships.map((m) => m.listId)),
-    arrayLiteral(memberships.map((m) => (m.newContact ? 'true' : 'false'))),
-    arrayLiteral(memberships.map((m) => m.email)),
+    created.ids,
+    created.emails,
+    ...created.standard,
+    created.custom,
+    updated.ids,
+    ...updated.standard,
+    updated.custom,
+    memberships.map((m) => m.contactId),
+    memberships.map((m) => m.listId),
+    memberships.map((m) => m.newContact),
+    memberships.map((m) => m.email),
     ...eventInsertValues(stored.requestId, changes.eventsAt, changes.events),
     ...storedResponseValues(organizationId, stored.requestId, stored.answer, stored.clientRequestId),
   ];

@@ -242,11 +242,10 @@ export class Database implements OnModuleDestroy {
     this.faults.flushAll();
     await this.health.close();
     if (this.pool.ended) return;
-    // pool.end() waits for every checked-out connection to come back: bounded, so one connection
-    // that never does cannot hold the shutdown (or a test's app.close()) forever; it is logged.
-    // It resolves once the connections have left the pool, each still closing: the embedded server,
-    // stopped next, would end those with 57P01, logged as a fault on a clean shutdown. So this
-    // also waits (same bound) for each to have closed (pg-pool's 'remove').
+    // pool.end() waits for every checked-out connection to come back, then resolves while each is
+    // still closing: the embedded server, stopped next, would end those with 57P01, logged as a
+    // fault on a clean shutdown. So this also waits for each to have closed (pg-pool's 'remove').
+    // A connection that never comes back is bounded by the process's SHUTDOWN_TIMEOUT_MS (main.ts).
     const allClosed = new Promise<void>((resolve) => {
       const check = () => {
         if (this.openConnections.size === 0) resolve();
@@ -254,24 +253,7 @@ export class Database implements OnModuleDestroy {
       this.pool.on('remove', check);
       check();
     });
-    const ended = this.pool.end().then(() => allClosed);
-    let timer: NodeJS.Timeout | undefined;
-    const gaveUp = await Promise.race([
-      ended.then(() => false),
-      new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(true), POOL_END_TIMEOUT_MS))),
-    ]);
-    clearTimeout(timer);
-    if (gaveUp) {
-      const checkedOut = this.pool.totalCount - this.pool.idleCount;
-      this.logger.warn(
-        checkedOut
-          ? `${checkedOut} database connection(s) still checked out ${POOL_END_TIMEOUT_MS} ms into shutdown; not waiting for them`
-          : `${this.openConnections.size} database connection(s) still closing ${POOL_END_TIMEOUT_MS} ms into shutdown; not waiting for them`,
-      );
-      ended.catch(() => undefined);
-    }
+    await this.pool.end();
+    await allClosed;
   }
 }
-
-/** Longest wait at shutdown for checked-out connections to come back to the pool. */
-const POOL_END_TIMEOUT_MS = 3000;

@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
 import { Database } from '../database/database';
-import { takeColumn } from '../database/take-column';
 import type { FeedPlace } from './event-cursor';
 import type { EventType } from './event-types';
 import { EVENT_HORIZON, FEED_PAGE } from './events.statements';
@@ -92,7 +91,7 @@ export class EventsFeedRepository {
       return { text: { chunks: [], last: null, pruned, horizon }, count: 0, nextHorizon: next };
     }
     return {
-      text: { chunks: takeColumn(rows, 'events') as string[], last: { position: BigInt(last.lastPosition), seq: BigInt(last.lastSeq) }, pruned, horizon },
+      text: { chunks: rows.map((row) => row.events) as string[], last: { position: BigInt(last.lastPosition), seq: BigInt(last.lastSeq) }, pruned, horizon },
       count: rows.reduce((sum, row) => sum + (row.eventCount ?? 0), 0),
       nextHorizon: next,
     };

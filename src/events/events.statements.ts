@@ -1,4 +1,3 @@
-import { arrayLiteral } from '../database/array-literal';
 import type { SqlParams } from '../database/sql-params';
 import { newEventText, type NewEvent } from './event-types';
 import { defineStatement } from '../database/statements';
@@ -53,14 +52,13 @@ export function eventsInsert(p: SqlParams, organization: string): string {
 export function eventInsertValues(requestId: string | null, occurredAt: Date, events: readonly NewEvent[]): unknown[] {
   const at = occurredAt.toISOString();
   const texts = events.map((event) => newEventText(event, at, requestId));
-  // Array literals (arrayLiteral), not JS arrays for pg to quote and escape element by element.
   return [
     requestId,
     at,
-    arrayLiteral(texts.map((text) => text.id)),
-    arrayLiteral(events.map((event) => event.type)),
-    arrayLiteral(events.map((event) => event.contactId ?? null)),
-    arrayLiteral(events.map((event) => event.email ?? null)),
+    texts.map((text) => text.id),
+    events.map((event) => event.type),
+    events.map((event) => event.contactId ?? null),
+    events.map((event) => event.email ?? null),
     texts.map((text) => text.body).join('\n'),
   ];
 }

@@ -1,5 +1,4 @@
 import { isStorableText } from '../common/storable-text';
-import { arrayLiteral } from '../database/array-literal';
 import type { SqlParams } from '../database/sql-params';
 import type { Answer } from './stored-answer';
 
@@ -25,8 +24,7 @@ export function storedResponseInsert(p: SqlParams): string {
 
 /** The values of `storedResponseInsert`, in its order. */
 export function storedResponseValues(organizationId: string, requestId: string, answer: Answer, clientRequestId: string | null): unknown[] {
-  // The addresses as an array literal (arrayLiteral), not a JS array for pg to escape element by element.
-  return [requestId, organizationId, answer.status, JSON.stringify(answer.body), clientRequestId, arrayLiteral(emailsHeldBy(answer.body))];
+  return [requestId, organizationId, answer.status, JSON.stringify(answer.body), clientRequestId, emailsHeldBy(answer.body)];
 }
 
 /** The longest string stored in stored_responses.emails (characters; 4 bytes each at most). */

@@ -1,8 +1,9 @@
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { PrismaPg } from '@prisma/adapter-pg';
 import { PROJECT_ROOT } from '../../src/database/project-root';
 import { PrismaClient } from '../../src/generated/prisma/client';
+import { ensureBuilt } from '../utils/built';
 import { createTestApp, type TestApp } from '../utils/test-app';
 import { createTestDatabase, type TestDatabase } from '../utils/test-database';
 import { jsonOf, runAdmin, runAdminInProcess, type AdminRun } from './run-admin';
@@ -37,7 +38,8 @@ describe('admin command line (DATABASE_URL)', () => {
     return String(jsonOf(await admin('org', 'create', '--name', name)).id);
   }
 
-  it('the documented command, `npm run --silent admin -- org create`, runs the CLI from source', async () => {
+  it('the documented command, `npm run --silent admin -- org create`, runs the built CLI', async () => {
+    ensureBuilt(); // once per test run, under the lock that keeps two builds from writing dist/ at once
     const run = await new Promise<{ code: number | null; stdout: string }>((resolve) => {
       const child = spawn('npm', ['run', '--silent', 'admin', '--', 'org', 'create', '--name', 'Via npm'], {
         cwd: PROJECT_ROOT,
@@ -188,4 +190,21 @@ describe('admin command line (DATABASE_URL)', () => {
     expect(await counts()).toEqual(before);
     expect(await prisma.list.findUnique({ where: { id: list } })).toMatchObject({ archived: false });
   }, 90_000);
+});
+
+// `--help` and a bad argument are answered from admin-arguments.ts alone: the commands' work (NestJS
+// services, Prisma Client, pg) is loaded only for a command that goes to the database.
+describe('admin command line without a database', () => {
+  it('answers --help and a bad argument without loading NestJS, Prisma Client or pg', () => {
+    ensureBuilt();
+    const probe = `
+      const { runAdminCommandLine } = require('./dist/admin/admin-command-line');
+      const io = { out: () => undefined, err: () => undefined, env: {} };
+      Promise.all([runAdminCommandLine(['--help'], io), runAdminCommandLine(['org', 'create'], io)]).then((codes) => {
+        const heavy = Object.keys(require.cache).filter((file) => /node_modules\\/(@nestjs|@prisma\\/client|pg)\\//.test(file));
+        process.stdout.write(JSON.stringify({ codes, heavy }));
+      });`;
+    const answer = JSON.parse(execFileSync(process.execPath, ['-e', probe], { cwd: PROJECT_ROOT, encoding: 'utf8' })) as unknown;
+    expect(answer).toEqual({ codes: [0, 2], heavy: [] });
+  });
 });

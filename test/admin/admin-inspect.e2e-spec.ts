@@ -1,6 +1,6 @@
 import { PrismaPg } from '@prisma/adapter-pg';
 import { Client } from 'pg';
-import { COMMAND_HELP } from '../../src/admin/admin.commands';
+import { COMMAND_HELP } from '../../src/admin/admin-arguments';
 import { databaseUrlOn } from '../../src/database/embedded-postgres';
 import { PrismaClient } from '../../src/generated/prisma/client';
 import { createTestDatabase, type TestDatabase } from '../utils/test-database';

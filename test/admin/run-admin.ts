@@ -10,9 +10,9 @@ export interface AdminRun {
 }
 
 /**
- * Runs the admin command line as a real child process: the built `dist/admin/cli.js` (the same
- * code `npm run --silent admin` runs through ts-node, at a quarter of the start-up CPU; the npm
- * script itself is run once by admin-cli.e2e-spec.ts). `env` replaces DATABASE_URL & co; a key set to undefined is removed.
+ * Runs the admin command line as a real child process: the built `dist/admin/cli.js`, which
+ * `npm run --silent admin` runs too (the npm script itself is run once by admin-cli.e2e-spec.ts).
+ * `env` replaces DATABASE_URL & co; a key set to undefined is removed.
  */
 export function runAdmin(args: string[], env: Record<string, string | undefined>): Promise<AdminRun> {
   const childEnv: NodeJS.ProcessEnv = { ...process.env, ...env };

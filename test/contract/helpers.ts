@@ -2,7 +2,7 @@
  * Black-box helpers for the contract suite. Everything goes through HTTP except fixture setup
  * (organizations, keys, lists, custom fields, suppressions), which the contract leaves to the admin CLI.
  */
-import type { Scope } from '../../src/auth/scopes';
+import type { Scope } from '../../src/auth/scope-names';
 import type { CustomFieldType, SuppressionReason } from '../../src/generated/prisma/client';
 import { createApiKey, createCustomField, createList, createOrgWith, type CustomFieldSpec, suppress } from '../utils/fixtures';
 import { rawPostJson } from '../utils/net';

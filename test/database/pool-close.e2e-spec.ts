@@ -28,4 +28,25 @@ describe('closing the Database', () => {
     await database.onModuleDestroy();
     expect(closed).toBe(4);
   });
+
+  // No give-up of its own: a request still holding a connection finishes its work first. The
+  // process's SHUTDOWN_TIMEOUT_MS is what bounds a connection that never comes back.
+  it('waits for a connection still checked out, however long, and then closes it', async () => {
+    const database = new Database({ url: testDb.url, poolSize: 2, connectTimeoutMs: 2000, statementTimeoutMs: 5000, idleInTransactionTimeoutMs: 5000 });
+    const client = await database.pool.connect();
+    let releasedAt = 0;
+    const release = setTimeout(() => {
+      releasedAt = Date.now();
+      client.release();
+    }, 4000);
+    let closed = 0;
+    database.pool.on('remove', () => closed++);
+    try {
+      await database.onModuleDestroy();
+    } finally {
+      clearTimeout(release);
+    }
+    expect(releasedAt).toBeGreaterThan(0);
+    expect(closed).toBe(1);
+  });
 });

@@ -1,5 +1,5 @@
-import { executeAdminCommand, parseAdminCommand } from '../../src/admin/admin.commands';
-import type { AdminCommand } from '../../src/admin/admin.commands';
+import { parseAdminCommand, type AdminCommand } from '../../src/admin/admin-arguments';
+import { executeAdminCommand } from '../../src/admin/admin.commands';
 import { bootApp, Org, uniqueEmail } from '../contract/helpers';
 import { eventsOf, withEventsRefused } from './event-rows';
 

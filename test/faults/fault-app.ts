@@ -1,4 +1,4 @@
-import type { Scope } from '../../src/auth/scopes';
+import type { Scope } from '../../src/auth/scope-names';
 import type { AddressInfo } from 'node:net';
 import type { DynamicModule, Type } from '@nestjs/common';
 import { createApiKey, createOrgWith } from '../utils/fixtures';

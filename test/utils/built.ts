@@ -1,8 +1,12 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { PROJECT_ROOT } from '../../src/database/project-root';
+
+// The same test as `npm run admin` makes before running dist/ (scripts/run-built.js).
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { distIsCurrent } = require('../../scripts/dist-state') as { distIsCurrent(root: string, built: string): boolean };
 
 /**
  * Builds dist/ at most once per `npm test` (or jest) run, the first time a test needs a child
@@ -32,7 +36,7 @@ export function ensureBuilt(): void {
   }
   try {
     if (!built()) {
-      if (!isUpToDate(main)) execFileSync('npm', ['run', '--silent', 'build'], { cwd: PROJECT_ROOT, stdio: 'pipe' });
+      if (!distIsCurrent(PROJECT_ROOT, main)) execFileSync('npm', ['run', '--silent', 'build'], { cwd: PROJECT_ROOT, stdio: 'pipe' });
       writeFileSync(marker, '');
     }
   } finally {
@@ -48,19 +52,6 @@ function tryLock(lock: string): boolean {
     if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
     throw error;
   }
-}
-
-/** Whether `built` (tsc writes every output on each build) is newer than src/ and the build's configuration. */
-function isUpToDate(built: string): boolean {
-  if (!existsSync(built)) return false;
-  const builtAt = statSync(built).mtimeMs;
-  const inputs = ['package.json', 'tsconfig.json', 'tsconfig.build.json'].map((file) => path.join(PROJECT_ROOT, file));
-  const newest = (folder: string): number =>
-    readdirSync(folder, { withFileTypes: true }).reduce((latest, entry) => {
-      const full = path.join(folder, entry.name);
-      return Math.max(latest, entry.isDirectory() ? newest(full) : statSync(full).mtimeMs);
-    }, statSync(folder).mtimeMs);
-  return Math.max(newest(path.join(PROJECT_ROOT, 'src')), ...inputs.map((file) => statSync(file).mtimeMs)) < builtAt;
 }
 
 /** The file that marks a run's build (removed by global teardown). */

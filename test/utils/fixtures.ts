@@ -1,6 +1,6 @@
 import { PrismaPg } from '@prisma/adapter-pg';
 import { generateApiKey } from '../../src/auth/api-key';
-import { type Scope, toPrismaScope } from '../../src/auth/scopes';
+import { type Scope, toPrismaScope } from '../../src/auth/scope-names';
 import { PrismaClient, type CustomFieldType, type SuppressionReason } from '../../src/generated/prisma/client';
 
 /** The app's PrismaService or a client of its own (createOrgOn): the fixtures need only the client. */

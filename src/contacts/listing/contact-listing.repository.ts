@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
 import { Database } from '../../database/database';
-import { takeColumn } from '../../database/take-column';
 import { PrismaService } from '../../database/prisma.service';
 import { Prisma } from '../../generated/prisma/client';
 import type { ListingQuery } from './listing-query';
@@ -92,7 +91,7 @@ export class ContactListingRepository {
     if (rows.length === 1 && rows[0].contacts === null && rows[0].lastEmail === null) return null;
     const more = rows.length > 0 && rows[rows.length - 1].contacts === null;
     const chunks = rows.flatMap((row) => (row.contacts === null ? [] : [row]));
-    return { chunks: takeColumn(chunks, 'contacts') as string[], more, lastEmail: chunks.at(-1)?.lastEmail ?? null };
+    return { chunks: chunks.map((row) => row.contacts) as string[], more, lastEmail: chunks.at(-1)?.lastEmail ?? null };
   }
 
   /**

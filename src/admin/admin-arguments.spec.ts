@@ -1,4 +1,4 @@
-import { AdminArgumentError, parseAdminCommand, parseIsoTime } from './admin.commands';
+import { AdminArgumentError, parseAdminCommand, parseIsoTime } from './admin-arguments';
 
 // The argument rules of the admin commands (docs/api.md#running-and-administration), in-process (test/admin runs the real CLI).
 describe('parseAdminCommand', () => {
