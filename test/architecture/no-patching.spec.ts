@@ -57,8 +57,7 @@ describe('no patching of libraries in src/', () => {
     expect(stale.map((entry) => `${entry.file} ${entry.rule}: ${entry.code}`)).toEqual([]);
     for (const entry of ALLOWED) {
       expect(entry.reason).toMatch(/^[^.]+\.?$/); // one sentence
-      const temporary = entry.reason === REMOVED_IN_ISSUE_29.reason && entry.issue === REMOVED_IN_ISSUE_29.issue;
-      if (!temporary) expect(entry.issue).toMatch(/^https:\/\/github\.com\/[\w.-]+\/[\w.-]+\/(issues|pull)\/\d+$/);
+      expect(entry.issue).toMatch(/^https:\/\/github\.com\/[\w.-]+\/[\w.-]+\/(issues|pull)\/\d+$/);
     }
   });
 });
