@@ -29,7 +29,7 @@ describe('OpenAPI conformance of real responses', () => {
   const email = (prefix: string) => `${prefix}.${++seq}.${Date.now()}@example.com`;
 
   beforeAll(async () => {
-    t = await createTestApp({ IP_RATE_LIMIT: '1000000', ORG_RATE_LIMIT: '1000000' });
+    t = await createTestApp();
     docs = await servedDocs(t);
     const org = await createOrgWith(t.prisma, {
       name: 'Conformance',
@@ -446,7 +446,7 @@ describe('OpenAPI conformance of the webhook routes', () => {
   beforeAll(async () => {
     // Deliveries on, to a receiver on this machine (allowed by WEBHOOK_ALLOW_INSECURE), so the deliveries log has rows.
     receiver = await startReceiver();
-    t = await createTestApp({ IP_RATE_LIMIT: '1000000', ORG_RATE_LIMIT: '1000000', WEBHOOK_ALLOW_INSECURE: 'true', WEBHOOK_POLL_MS: '50' });
+    t = await createTestApp({ WEBHOOK_ALLOW_INSECURE: 'true', WEBHOOK_POLL_MS: '50' });
     docs = await servedDocs(t);
     const org = await createOrgWith(t.prisma, { name: 'Webhook conformance', lists: ['A'] });
     writer = org.apiKey;
@@ -522,7 +522,7 @@ describe('OpenAPI conformance of limits and failures', () => {
   });
 
   it('organization limit: 429 with Retry-After and the rate-limit headers', async () => {
-    t = await createTestApp({ ORG_RATE_LIMIT: '1', IP_RATE_LIMIT: '1000000' });
+    t = await createTestApp({ ORG_RATE_LIMIT: '1' });
     docs = await servedDocs(t);
     const org = await createOrganization(t.prisma);
     await t.http().get('/api/v2/lists').set('X-API-Key', org.apiKey).expect(200);
@@ -541,7 +541,7 @@ describe('OpenAPI conformance of limits and failures', () => {
 
   // docs/api.md#request-level-errors: a database that cannot serve is 503 SERVICE_UNAVAILABLE with Retry-After (was 500).
   it('database gone: 503 SERVICE_UNAVAILABLE without internals', async () => {
-    t = await createTestApp({ IP_RATE_LIMIT: '1000000' });
+    t = await createTestApp();
     docs = await servedDocs(t);
     const org = await createOrganization(t.prisma);
     await t.database.drop();
