@@ -20,9 +20,11 @@ module.exports = {
   testRegex,
   ...(selection === 'timing' ? { testPathIgnorePatterns: ['/node_modules/'], testRegex: timingSensitive.map(exactly) } : {}),
   ...(selection === 'rest' ? { testPathIgnorePatterns: ['/node_modules/', ...timingSensitive.map(exactly)] } : {}),
-  // In band (`npm test`, what the README runs): the timing-sensitive files then measure the service,
-  // not another test file. `--maxWorkers=2` on the command line wins (CI's `rest` selection).
-  maxWorkers: 1,
+  // Two workers for the files that time nothing; then the timing-sensitive ones in band, alone
+  // (test/utils/timing-last-runner.js), so that they measure the service, not another test file.
+  // `--maxWorkers=1` on the command line runs everything in band.
+  maxWorkers: 2,
+  runner: '<rootDir>/test/utils/timing-last-runner.js',
   moduleFileExtensions: ['js', 'json', 'ts'],
   transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.test.json' }] },
   testEnvironment: 'node',
