@@ -1,5 +1,6 @@
 import fc from 'fast-check';
-import { UUID_RE, bootApp, Org, type Res } from '../contract/helpers';
+import { bootApp, Org, type Res } from '../contract/helpers';
+import { sendChecked } from './support';
 
 /**
  * Property-based, for the lifecycle endpoints (docs/api.md, "Listing contacts", "Removing from
@@ -52,18 +53,8 @@ async function footprint(): Promise<string> {
 
 async function check(send: () => Promise<Res>, kind: 'list' | 'remove' | 'removeOne' | 'delete'): Promise<void> {
   cases += 1;
-  const before = await footprint();
-  const res = await send();
-  const requestId = res.headers['x-request-id'];
-  expect(requestId).toMatch(UUID_RE);
-  expect(res.status).toBeLessThan(500);
-  expect(res.body.request_id).toBe(requestId);
-  if (res.body.error !== undefined) {
-    expect(res.body).toEqual({ request_id: requestId, error: { code: expect.any(String), message: expect.any(String) } });
-    expect(REQUEST_LEVEL[res.body.error.code]).toBe(res.status);
-    expect(await footprint()).toBe(before);
-    return;
-  }
+  const { res, requestLevelError, before } = await sendChecked(send, footprint, REQUEST_LEVEL);
+  if (requestLevelError) return;
   expect(res.status).toBe(200);
   if (kind === 'list') {
     expect(Array.isArray(res.body.contacts)).toBe(true);

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { randomUUID } from 'node:crypto';
-import { UUID_RE, bootApp, Org, type Res } from '../contract/helpers';
+import { bootApp, Org, type Res } from '../contract/helpers';
+import { sendChecked } from './support';
 
 /**
  * Property-based: generated bodies and paths for POST/PATCH /api/v2/lists and /api/v2/fields
@@ -61,18 +62,8 @@ async function footprint(): Promise<string> {
 
 async function check(method: 'POST' | 'PATCH', path: string, body: string): Promise<void> {
   cases += 1;
-  const before = await footprint();
-  const res = await send(method, path, body);
-  const requestId = res.headers['x-request-id'];
-  expect(requestId).toMatch(UUID_RE);
-  expect(res.status).toBeLessThan(500);
-  expect(res.body.request_id).toBe(requestId);
-  if (res.body.error !== undefined) {
-    expect(res.body).toEqual({ request_id: requestId, error: { code: expect.any(String), message: expect.any(String) } });
-    expect(CODES[res.body.error.code]).toBe(res.status);
-    expect(await footprint()).toBe(before);
-    return;
-  }
+  const { res, requestLevelError } = await sendChecked(() => send(method, path, body), footprint, CODES);
+  if (requestLevelError) return;
   expect(res.status).toBe(method === 'POST' ? 201 : 200);
   if (path.startsWith('/api/v2/lists')) {
     expect(Object.keys(res.body).sort()).toEqual(['list', 'request_id']);
