@@ -4,8 +4,8 @@ const timingSensitive = Object.keys(require('./test/timing-sensitive'));
 const testRegex = '.*\\.(spec|e2e-spec)\\.ts$';
 /** A regular expression matching the one file (Jest matches test paths as absolute paths). */
 const exactly = (file) => `^${require('path').join(__dirname, file).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`;
-// JEST_SELECTION (CI only, .ci/run): `timing` runs the files of test/timing-sensitive.js, `rest` every
-// other file; unset, the whole suite. The two together are the suite, each file once.
+// JEST_SELECTION: `timing` runs the files of test/timing-sensitive.js, `rest` every other file (.ci/run's
+// Node 20 part runs beside lint, so it leaves the timing files out); unset, the whole suite.
 const selection = process.env.JEST_SELECTION || undefined;
 if (selection !== undefined && selection !== 'timing' && selection !== 'rest') {
   throw new Error(`JEST_SELECTION=${selection}: expected timing or rest (or unset for the whole suite)`);
