@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { randomUUID } from 'node:crypto';
 import { UUID_RE, bootApp, Org, type Res } from '../contract/helpers';
-import { sendChecked } from './support';
+import { generatedRequests, sendChecked } from './support';
 import { CONTACT_ERROR_CODES } from '../../src/contacts/contact-error-codes';
 
 /**
@@ -25,7 +25,7 @@ const app = bootApp();
 let org: Org;
 let listId: string;
 let archivedId: string;
-let cases = 0;
+const cases = generatedRequests('generated-input');
 
 beforeAll(async () => {
   org = await Org.create(app.t, 'Property org');
@@ -35,10 +35,6 @@ beforeAll(async () => {
   await org.field('tier', 'select', { options: ['a', 'b'] });
   await org.field('birthday', 'date');
   await org.field('plan', 'text', { required: true, defaultValue: 'free' });
-});
-
-afterAll(() => {
-  process.stdout.write(`[properties] generated-input: ${cases} generated requests checked\n`);
 });
 
 /** Rows the organization owns: a request-level error must leave every count as it was. */
@@ -54,7 +50,7 @@ async function footprint(): Promise<string> {
 
 /** The invariants every answer of the POST endpoints keeps. */
 async function checkAnswer(kind: 'single' | 'batch', send: () => Promise<Res>): Promise<void> {
-  cases += 1;
+  cases.checked();
   const { res, requestLevelError } = await sendChecked(send, footprint, REQUEST_LEVEL);
   if (requestLevelError) return;
   if (kind === 'single') {

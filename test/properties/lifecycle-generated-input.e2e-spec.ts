@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { bootApp, Org, type Res } from '../contract/helpers';
-import { sendChecked } from './support';
+import { generatedRequests, sendChecked } from './support';
 
 /**
  * Property-based, for the lifecycle endpoints (docs/api.md, "Listing contacts", "Removing from
@@ -24,7 +24,7 @@ const app = bootApp();
 let org: Org;
 let listId: string;
 let other: string;
-let cases = 0;
+const cases = generatedRequests('lifecycle generated-input');
 const known = ['ada@example.com', 'bob@example.com', 'Cy@Example.com', 'a_b@example.com'];
 
 beforeAll(async () => {
@@ -33,10 +33,6 @@ beforeAll(async () => {
   other = await org.list('Other');
   const res = await org.batch(known.map((email) => ({ email, listIds: [listId, other] })));
   expect(res.status).toBe(200);
-});
-
-afterAll(() => {
-  process.stdout.write(`[properties] lifecycle generated-input: ${cases} generated requests checked\n`);
 });
 
 /** Everything of the organization these endpoints could change: contacts, memberships, update times. */
@@ -52,7 +48,7 @@ async function footprint(): Promise<string> {
 }
 
 async function check(send: () => Promise<Res>, kind: 'list' | 'remove' | 'removeOne' | 'delete'): Promise<void> {
-  cases += 1;
+  cases.checked();
   const { res, requestLevelError, before } = await sendChecked(send, footprint, REQUEST_LEVEL);
   if (requestLevelError) return;
   expect(res.status).toBe(200);

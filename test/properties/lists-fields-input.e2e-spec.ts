@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { randomUUID } from 'node:crypto';
 import { bootApp, Org, type Res } from '../contract/helpers';
-import { sendChecked } from './support';
+import { generatedRequests, sendChecked } from './support';
 
 /**
  * Property-based: generated bodies and paths for POST/PATCH /api/v2/lists and /api/v2/fields
@@ -23,7 +23,7 @@ const app = bootApp();
 let org: Org;
 let adminKey: string;
 let listId: string;
-let cases = 0;
+const cases = generatedRequests('lists-fields-input');
 
 beforeAll(async () => {
   org = await Org.create(app.t, 'Property lists and fields');
@@ -36,10 +36,6 @@ beforeAll(async () => {
   ]) {
     expect((await send('POST', '/api/v2/fields', JSON.stringify(body))).status).toBe(201);
   }
-});
-
-afterAll(() => {
-  process.stdout.write(`[properties] lists-fields-input: ${cases} generated requests checked\n`);
 });
 
 function send(method: 'POST' | 'PATCH', path: string, body: string): Promise<Res> {
@@ -61,7 +57,7 @@ async function footprint(): Promise<string> {
 }
 
 async function check(method: 'POST' | 'PATCH', path: string, body: string): Promise<void> {
-  cases += 1;
+  cases.checked();
   const { res, requestLevelError } = await sendChecked(() => send(method, path, body), footprint, CODES);
   if (requestLevelError) return;
   expect(res.status).toBe(method === 'POST' ? 201 : 200);

@@ -25,3 +25,16 @@ export async function sendChecked(
   expect(await footprint()).toBe(before);
   return { res, requestLevelError: true, before };
 }
+
+/** Counts the generated requests a file checks, and prints the number after its tests. */
+export function generatedRequests(file: string): { checked(): void } {
+  let count = 0;
+  afterAll(() => {
+    process.stdout.write(`[properties] ${file}: ${count} generated requests checked\n`);
+  });
+  return {
+    checked: () => {
+      count += 1;
+    },
+  };
+}
