@@ -10,7 +10,7 @@ describe('example module: POST /api/v2/example/lists/{id}/copy', () => {
   const auth = () => ({ Authorization: `Bearer ${org.apiKey}` });
 
   beforeAll(async () => {
-    t = await createTestApp({}, { modules: [ListCopiesModule] });
+    t = await createTestApp({ IP_RATE_LIMIT: '100000', ORG_RATE_LIMIT: '100000' }, { modules: [ListCopiesModule] });
     org = await createOrgWith(t.prisma, { lists: ['Main', 'Other'], scope: 'admin' }); // the route needs the admin scope
     const contacts = ['ada@example.com', 'bob@example.com', 'cy@example.com'].map((email) => ({ email, listIds: [org.lists[0].id] }));
     const res = await t.http().post('/api/v2/contacts/batch').set(auth()).send({ contacts });
