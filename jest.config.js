@@ -4,8 +4,8 @@ const timingSensitive = Object.keys(require('./test/timing-sensitive'));
 const testRegex = '.*\\.(spec|e2e-spec)\\.ts$';
 /** A regular expression matching the one file (Jest matches test paths as absolute paths). */
 const exactly = (file) => `^${require('path').join(__dirname, file).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`;
-// JEST_SELECTION (CI only, .ci/run): `timing` runs the files of test/timing-sensitive.js, `rest` every
-// other file; unset, the whole suite. The two together are the suite, each file once.
+// JEST_SELECTION: `timing` runs the files of test/timing-sensitive.js, `rest` every other file (.ci/run's
+// Node 20 part runs beside lint, so it leaves the timing files out); unset, the whole suite.
 const selection = process.env.JEST_SELECTION || undefined;
 if (selection !== undefined && selection !== 'timing' && selection !== 'rest') {
   throw new Error(`JEST_SELECTION=${selection}: expected timing or rest (or unset for the whole suite)`);
@@ -20,9 +20,11 @@ module.exports = {
   testRegex,
   ...(selection === 'timing' ? { testPathIgnorePatterns: ['/node_modules/'], testRegex: timingSensitive.map(exactly) } : {}),
   ...(selection === 'rest' ? { testPathIgnorePatterns: ['/node_modules/', ...timingSensitive.map(exactly)] } : {}),
-  // In band (`npm test`, what the README runs): the timing-sensitive files then measure the service,
-  // not another test file. `--maxWorkers=2` on the command line wins (CI's `rest` selection).
-  maxWorkers: 1,
+  // Two workers for the files that time nothing; then the timing-sensitive ones in band, alone
+  // (test/utils/timing-last-runner.js), so that they measure the service, not another test file.
+  // `--maxWorkers=1` on the command line runs everything in band.
+  maxWorkers: 2,
+  runner: '<rootDir>/test/utils/timing-last-runner.js',
   moduleFileExtensions: ['js', 'json', 'ts'],
   transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.test.json' }] },
   testEnvironment: 'node',

@@ -3,12 +3,11 @@
  * elapsed time, a window or back-off that must pass (or not) between two requests, or a service
  * saturated on purpose. The one list of them (jest.config.js reads it).
  *
- * `npm test` runs the whole suite in band, this list included. CI (.ci/run) splits each Node's pass:
- * JEST_SELECTION=rest (every other file) with two Jest workers, beside lint, the type check and the
- * other Node's `rest` run; then JEST_SELECTION=timing (these) in band, alone, one Node after the
- * other, so that what they measure is the service, not a neighbouring test file or run.
- * test/architecture/test-selection.spec.ts checks that every entry is a test file, and .ci/run that
- * the two selections together are the whole suite, each file once.
+ * `npm test` runs every other file on two Jest workers first, then these in band, one at a time with
+ * nothing beside them (test/utils/timing-last-runner.js), so that what they measure is the service,
+ * not a neighbouring test file. JEST_SELECTION=timing or =rest (jest.config.js) runs only these or
+ * only the others; test/architecture/test-selection.spec.ts checks that every entry is a test file
+ * and that the two selections together are the whole suite, each file once.
  *
  * A new test that asserts a duration, a time-out, a window or behaviour under load belongs here.
  */

@@ -53,7 +53,7 @@ describe('Key scopes (docs/api.md, "Key scopes")', () => {
   let routes: Route[];
 
   beforeAll(async () => {
-    t = await createTestApp({ IP_RATE_LIMIT: '1000000', ORG_RATE_LIMIT: '100000' });
+    t = await createTestApp();
     routes = routesOf(t);
   });
   afterAll(async () => {
@@ -159,7 +159,7 @@ describe('Key scopes (docs/api.md, "Key scopes")', () => {
 describe('Key scopes and the organization limit', () => {
   let t: TestApp;
   beforeAll(async () => {
-    t = await createTestApp({ IP_RATE_LIMIT: '1000000', ORG_RATE_LIMIT: '3' });
+    t = await createTestApp({ ORG_RATE_LIMIT: '3' });
   });
   afterAll(async () => {
     await t?.close();

@@ -16,7 +16,7 @@ describe('GET /api/v2/contacts: the page as sent', () => {
   // Two tests here seed 20,000 contacts and their memberships to look at plans. Under CI's load (two
   // Jest runs side by side) one such INSERT took past the default 5 s statement_timeout; no test here
   // is about time-outs: ROOM_FOR_LOAD.
-  const app = useTestApp({ IP_RATE_LIMIT: '1000000', ORG_RATE_LIMIT: '100000', ...ROOM_FOR_LOAD });
+  const app = useTestApp(ROOM_FOR_LOAD);
 
   /** The answer GET /contacts/{email} would make the page of, as JSON.stringify writes it. */
   async function expectedPage(org: Org, text: string, emails: string[], nextCursor: string | null): Promise<string> {

@@ -2,7 +2,7 @@ import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import { applyMigrations, pendingMigrations } from '../../src/database/migrations';
 import { PROJECT_ROOT } from '../../src/database/project-root';
-import { createEmptyDatabase, createTestDatabase, runSql, type TestDatabase } from '../utils/test-database';
+import { createEmptyDatabase, runSql, useTestDatabase } from '../utils/test-database';
 
 /** Start-up skips Prisma's CLI (seconds) when `_prisma_migrations` already lists every migration folder. */
 describe('pending migrations at start', () => {
@@ -10,13 +10,7 @@ describe('pending migrations at start', () => {
     .filter((entry) => entry.isDirectory())
     .map((entry) => entry.name)
     .sort();
-  let db: TestDatabase;
-  beforeAll(async () => {
-    db = await createTestDatabase();
-  });
-  afterAll(async () => {
-    await db.drop();
-  });
+  const db = useTestDatabase();
 
   it('none on a migrated database, and applyMigrations returns at once', async () => {
     expect(folders.length).toBeGreaterThan(0);

@@ -1,5 +1,5 @@
 import { Database } from '../../src/database/database';
-import { createTestDatabase, type TestDatabase } from '../utils/test-database';
+import { useTestDatabase } from '../utils/test-database';
 
 /**
  * pg-pool's end() resolves once every connection has left the pool, while each is still closing
@@ -9,15 +9,7 @@ import { createTestDatabase, type TestDatabase } from '../utils/test-database';
  * every connection to have closed.
  */
 describe('closing the Database', () => {
-  let testDb: TestDatabase;
-
-  beforeAll(async () => {
-    testDb = await createTestDatabase();
-  });
-
-  afterAll(async () => {
-    await testDb.drop();
-  });
+  const testDb = useTestDatabase();
 
   it('resolves once every pool connection has closed, not only left the pool', async () => {
     const database = new Database({ url: testDb.url, poolSize: 4, connectTimeoutMs: 2000, statementTimeoutMs: 5000, idleInTransactionTimeoutMs: 5000 });

@@ -28,7 +28,7 @@ interface Commit {
 describe('events feed: exactly once, in commit order, under concurrent writers', () => {
   // Writers (two of them Prisma transactions on the app's pool) race a reader whose every page must be
   // 200: under CI's load their pool and lock waits can pass the default time-outs: ROOM_FOR_LOAD.
-  const app = useTestApp({ IP_RATE_LIMIT: '1000000', ORG_RATE_LIMIT: '1000000', DB_POOL_SIZE: '12', ...ROOM_FOR_LOAD });
+  const app = useTestApp({ DB_POOL_SIZE: '12', ...ROOM_FOR_LOAD });
   let clock = 0;
   const tick = () => ++clock;
 

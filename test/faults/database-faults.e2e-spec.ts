@@ -112,16 +112,11 @@ describe('database faults', () => {
     expect(pool.totalCount).toBeLessThanOrEqual(5);
   }
 
-  const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
   it('backends terminated one at a time under concurrent batches: no leak, no hang, nothing half-written', async () => {
     let terminated = 0;
     const outcomes = await underLoad(8, async () => {
-      for (let i = 0; i < 8; i++) {
-        await sleep(250);
-        terminated += await f.db.terminateBackends(1);
-      }
-      await sleep(250);
+      terminated = await f.db.terminateInRounds(8, 250, 1);
     });
     expect(terminated).toBe(8);
     expect(outcomes.filter((o) => o.status === 200).length).toBeGreaterThan(0);
@@ -132,11 +127,7 @@ describe('database faults', () => {
   it('all backends terminated at once under load, three times: the process survives and recovers', async () => {
     let terminated = 0;
     const outcomes = await underLoad(8, async () => {
-      for (let i = 0; i < 3; i++) {
-        await sleep(400);
-        terminated += await f.db.terminateBackends();
-      }
-      await sleep(400);
+      terminated = await f.db.terminateInRounds(3, 400);
     });
     expect(terminated).toBeGreaterThanOrEqual(3);
     await expectConsistent(outcomes);

@@ -31,7 +31,7 @@ export async function startFaultApp(
   const db = await FaultDatabase.start();
   try {
     const t = await createTestApp(
-      { ORG_RATE_LIMIT: '1000000', IP_RATE_LIMIT: '1000000', ...env },
+      env,
       { database: { url: db.url, drop: () => Promise.resolve() }, modules: options.modules },
     );
     const base = `http://127.0.0.1:${(t.app.getHttpServer().address() as AddressInfo).port}`;

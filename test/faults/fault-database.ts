@@ -85,6 +85,21 @@ export class FaultDatabase {
     });
   }
 
+  /**
+   * `rounds` times: wait `gapMs`, then terminate `perRound` backends (all when unset); a last wait of
+   * `gapMs` lets the load meet the final round. Returns how many were terminated in all.
+   */
+  async terminateInRounds(rounds: number, gapMs: number, perRound?: number): Promise<number> {
+    const pause = () => new Promise((resolve) => setTimeout(resolve, gapMs));
+    let terminated = 0;
+    for (let i = 0; i < rounds; i++) {
+      await pause();
+      terminated += await this.terminateBackends(perRound);
+    }
+    await pause();
+    return terminated;
+  }
+
   async withClient<T>(work: (client: Client) => Promise<T>): Promise<T> {
     const client = new Client({ connectionString: this.url });
     await client.connect();

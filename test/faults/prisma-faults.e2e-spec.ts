@@ -225,11 +225,7 @@ describe('database faults on the Prisma Client path', () => {
   it('backends terminated one at a time under Prisma reads and transactional writes: 503s, nothing half-written, no leak', async () => {
     let terminated = 0;
     const outcomes = await underLoad(8, async () => {
-      for (let i = 0; i < 8; i++) {
-        await sleep(250);
-        terminated += await f.db.terminateBackends(1);
-      }
-      await sleep(250);
+      terminated = await f.db.terminateInRounds(8, 250, 1);
     });
     expect(terminated).toBe(8);
     expect(outcomes.filter((o) => o.status === 200).length).toBeGreaterThan(0);
@@ -240,11 +236,7 @@ describe('database faults on the Prisma Client path', () => {
   it('all backends terminated at once under load, three times: recovers with every pool connection accounted for', async () => {
     let terminated = 0;
     const outcomes = await underLoad(8, async () => {
-      for (let i = 0; i < 3; i++) {
-        await sleep(400);
-        terminated += await f.db.terminateBackends();
-      }
-      await sleep(400);
+      terminated = await f.db.terminateInRounds(3, 400);
     });
     expect(terminated).toBeGreaterThanOrEqual(3);
     expect(outcomes.filter((o) => o.status === 503).length).toBeGreaterThan(0);

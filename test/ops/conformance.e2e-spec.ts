@@ -2,7 +2,7 @@ import { gzipSync } from 'node:zlib';
 import { createApiKey, createOrganization, createOrgWith, suppress } from '../utils/fixtures';
 import { rawPostJson } from '../utils/net';
 import { startReceiver } from '../utils/webhook-receiver';
-import { createTestApp, type TestApp } from '../utils/test-app';
+import { createTestApp, useTestApp, type TestApp } from '../utils/test-app';
 import { buildOpenApiDocument } from '../../src/docs/openapi';
 import { OpenApiValidator, type HttpAnswer } from './openapi-validator';
 
@@ -15,6 +15,11 @@ import { OpenApiValidator, type HttpAnswer } from './openapi-validator';
 async function servedDocs(t: TestApp): Promise<OpenApiValidator> {
   return new OpenApiValidator((await t.http().get('/api/docs-json').expect(200)).body);
 }
+
+// One app for the endpoint and webhook routes (each describe has an organization of its own): deliveries
+// on, to a receiver on this machine (allowed by WEBHOOK_ALLOW_INSECURE), so the deliveries log has rows.
+// The limits and failures below need apps of their own.
+const shared = useTestApp({ WEBHOOK_ALLOW_INSECURE: 'true', WEBHOOK_POLL_MS: '50' });
 
 describe('OpenAPI conformance of real responses', () => {
   let docs: OpenApiValidator;
@@ -29,7 +34,7 @@ describe('OpenAPI conformance of real responses', () => {
   const email = (prefix: string) => `${prefix}.${++seq}.${Date.now()}@example.com`;
 
   beforeAll(async () => {
-    t = await createTestApp({ IP_RATE_LIMIT: '1000000', ORG_RATE_LIMIT: '1000000' });
+    t = shared.t;
     docs = await servedDocs(t);
     const org = await createOrgWith(t.prisma, {
       name: 'Conformance',
@@ -49,9 +54,6 @@ describe('OpenAPI conformance of real responses', () => {
     [listA, listB] = org.lists.map((list) => list.id);
     archived = org.archivedLists[0].id;
     await suppress(t.prisma, org.id, 'suppressed.conf@example.com', 'complained');
-  });
-  afterAll(async () => {
-    await t?.close();
   });
 
   const post = (path: string, body: unknown) =>
@@ -444,16 +446,14 @@ describe('OpenAPI conformance of the webhook routes', () => {
   let writer: string;
 
   beforeAll(async () => {
-    // Deliveries on, to a receiver on this machine (allowed by WEBHOOK_ALLOW_INSECURE), so the deliveries log has rows.
     receiver = await startReceiver();
-    t = await createTestApp({ IP_RATE_LIMIT: '1000000', ORG_RATE_LIMIT: '1000000', WEBHOOK_ALLOW_INSECURE: 'true', WEBHOOK_POLL_MS: '50' });
+    t = shared.t;
     docs = await servedDocs(t);
     const org = await createOrgWith(t.prisma, { name: 'Webhook conformance', lists: ['A'] });
     writer = org.apiKey;
     admin = (await createApiKey(t.prisma, org.id, { scope: 'admin' })).key;
   });
   afterAll(async () => {
-    await t?.close();
     await receiver?.close();
   });
 
@@ -522,7 +522,7 @@ describe('OpenAPI conformance of limits and failures', () => {
   });
 
   it('organization limit: 429 with Retry-After and the rate-limit headers', async () => {
-    t = await createTestApp({ ORG_RATE_LIMIT: '1', IP_RATE_LIMIT: '1000000' });
+    t = await createTestApp({ ORG_RATE_LIMIT: '1' });
     docs = await servedDocs(t);
     const org = await createOrganization(t.prisma);
     await t.http().get('/api/v2/lists').set('X-API-Key', org.apiKey).expect(200);
@@ -541,7 +541,7 @@ describe('OpenAPI conformance of limits and failures', () => {
 
   // docs/api.md#request-level-errors: a database that cannot serve is 503 SERVICE_UNAVAILABLE with Retry-After (was 500).
   it('database gone: 503 SERVICE_UNAVAILABLE without internals', async () => {
-    t = await createTestApp({ IP_RATE_LIMIT: '1000000' });
+    t = await createTestApp();
     docs = await servedDocs(t);
     const org = await createOrganization(t.prisma);
     await t.database.drop();

@@ -30,7 +30,7 @@ describe('API documentation', () => {
   let served: Json;
 
   beforeAll(async () => {
-    t = await createTestApp({ IP_RATE_LIMIT: '1000000' });
+    t = await createTestApp();
     served = (await t.http().get('/api/docs-json').expect(200)).body;
   });
   afterAll(async () => {

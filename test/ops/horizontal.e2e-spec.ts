@@ -62,7 +62,6 @@ describeIf(!!REDIS_URL, 'REDIS_URL is not set: the three-instance tests did not 
       REDIS_KEY_PREFIX: prefix,
       REDIS_TIMEOUT_MS: '5000', // a loaded machine must not fall back to the per-instance store
       ORG_RATE_LIMIT: String(ORG_RATE_LIMIT),
-      IP_RATE_LIMIT: '1000000',
     };
     const first = await createTestApp(env);
     instances = [first, await createTestApp(env, { database: first.database }), await createTestApp(env, { database: first.database })];

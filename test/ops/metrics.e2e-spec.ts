@@ -8,7 +8,7 @@ describe('GET /metrics', () => {
   let listId: string;
 
   beforeAll(async () => {
-    t = await createTestApp({ IP_RATE_LIMIT: '1000000' });
+    t = await createTestApp();
     org = await createOrganization(t.prisma);
     listId = (await createList(t.prisma, org.id)).id;
   });
@@ -137,7 +137,7 @@ describe('metrics of refusals and failures', () => {
   });
 
   it('counts an organization 429 in rate_limit_refusals_total{scope="org"}', async () => {
-    t = await createTestApp({ ORG_RATE_LIMIT: '1', IP_RATE_LIMIT: '1000000' });
+    t = await createTestApp({ ORG_RATE_LIMIT: '1' });
     const org = await createOrganization(t.prisma);
     await t.http().get('/api/v2/lists').set('X-API-Key', org.apiKey).expect(200);
     await t.http().get('/api/v2/lists').set('X-API-Key', org.apiKey).expect(429);
@@ -149,7 +149,7 @@ describe('metrics of refusals and failures', () => {
 
   // docs/api.md#request-level-errors: a database that cannot serve is 503 SERVICE_UNAVAILABLE (it was 500 before).
   it('counts a 503 (database gone) under its route', async () => {
-    t = await createTestApp({ IP_RATE_LIMIT: '1000000' });
+    t = await createTestApp();
     const org = await createOrganization(t.prisma);
     await t.database.drop(); // WITH (FORCE): the app's connections are cut, later queries fail
     await t.http().get('/api/v2/lists').set('X-API-Key', org.apiKey).expect(503);

@@ -20,8 +20,6 @@ describe('readiness under saturation', () => {
       ({ t, apiKey, listId } = await createTestAppWithOrg({
         DB_POOL_SIZE: '1',
         DB_CONNECT_TIMEOUT_MS: '60000',
-        ORG_RATE_LIMIT: '1000000',
-        IP_RATE_LIMIT: '1000000',
       })),
   );
   afterAll(() => t.close());

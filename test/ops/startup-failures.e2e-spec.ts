@@ -68,28 +68,15 @@ describe('start-up failures are one clear line', () => {
     }
   }, 120_000);
 
+  // One data folder for both tests (initdb is the costly part of an embedded start): the second
+  // runs its own server on the folder the first left behind, or initialises it when run alone.
   describe('embedded database', () => {
     let dir: string;
-    beforeEach(() => {
+    beforeAll(() => {
       dir = mkdtempSync(path.join(os.tmpdir(), 'contact-sync-startup-'));
       chmodSync(dir, 0o755);
     });
-    afterEach(() => rmSync(dir, { recursive: true, force: true }));
-
-    it('a second instance on the same data folder is one line, not "undefined"', async () => {
-      const first: EmbeddedDatabase = await startEmbeddedPostgres({ dataDir: path.join(dir, 'pg'), port: await freePort(), persistent: true });
-      try {
-        const line = await failedStart({
-          DATABASE_URL: undefined,
-          EMBEDDED_PG_DIR: path.join(dir, 'pg'),
-          EMBEDDED_PG_PORT: String(await freePort()),
-          PORT: String(await freePort()),
-        });
-        expect(line).toMatch(/another server already runs on the data folder .*EMBEDDED_PG_DIR/);
-      } finally {
-        await first.stop();
-      }
-    }, 120_000);
+    afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
     it('a first start on a taken port creates no demo data, so the next start still shows the key', async () => {
       const env = { DATABASE_URL: undefined, EMBEDDED_PG_DIR: path.join(dir, 'pg'), EMBEDDED_PG_PORT: String(await freePort()) };
@@ -110,5 +97,20 @@ describe('start-up failures are one clear line', () => {
         expect(await stopService(service)).toBe(0);
       }
     }, 180_000);
+
+    it('a second instance on the same data folder is one line, not "undefined"', async () => {
+      const first: EmbeddedDatabase = await startEmbeddedPostgres({ dataDir: path.join(dir, 'pg'), port: await freePort(), persistent: true });
+      try {
+        const line = await failedStart({
+          DATABASE_URL: undefined,
+          EMBEDDED_PG_DIR: path.join(dir, 'pg'),
+          EMBEDDED_PG_PORT: String(await freePort()),
+          PORT: String(await freePort()),
+        });
+        expect(line).toMatch(/another server already runs on the data folder .*EMBEDDED_PG_DIR/);
+      } finally {
+        await first.stop();
+      }
+    }, 120_000);
   });
 });

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { randomUUID } from 'node:crypto';
 import { UUID_RE, bootApp, Org, type Res } from '../contract/helpers';
+import { generatedRequests, sendChecked } from './support';
 import { CONTACT_ERROR_CODES } from '../../src/contacts/contact-error-codes';
 
 /**
@@ -24,7 +25,7 @@ const app = bootApp();
 let org: Org;
 let listId: string;
 let archivedId: string;
-let cases = 0;
+const cases = generatedRequests('generated-input');
 
 beforeAll(async () => {
   org = await Org.create(app.t, 'Property org');
@@ -34,10 +35,6 @@ beforeAll(async () => {
   await org.field('tier', 'select', { options: ['a', 'b'] });
   await org.field('birthday', 'date');
   await org.field('plan', 'text', { required: true, defaultValue: 'free' });
-});
-
-afterAll(() => {
-  process.stdout.write(`[properties] generated-input: ${cases} generated requests checked\n`);
 });
 
 /** Rows the organization owns: a request-level error must leave every count as it was. */
@@ -53,22 +50,9 @@ async function footprint(): Promise<string> {
 
 /** The invariants every answer of the POST endpoints keeps. */
 async function checkAnswer(kind: 'single' | 'batch', send: () => Promise<Res>): Promise<void> {
-  cases += 1;
-  const before = await footprint();
-  const res = await send();
-  const requestId = res.headers['x-request-id'];
-  expect(requestId).toMatch(UUID_RE);
-  expect(res.status).toBeLessThan(500);
-  expect(typeof res.body).toBe('object');
-  expect(res.body.request_id).toBe(requestId);
-
-  if (res.body.error !== undefined) {
-    // Request-level error: exactly the contract's body, and nothing written.
-    expect(res.body).toEqual({ request_id: requestId, error: { code: expect.any(String), message: expect.any(String) } });
-    expect(REQUEST_LEVEL[res.body.error.code]).toBe(res.status);
-    expect(await footprint()).toBe(before);
-    return;
-  }
+  cases.checked();
+  const { res, requestLevelError } = await sendChecked(send, footprint, REQUEST_LEVEL);
+  if (requestLevelError) return;
   if (kind === 'single') {
     if (res.body.status === 'failed') {
       expect(CONTACT_CODES.has(res.body.code)).toBe(true);

@@ -1,5 +1,6 @@
 import fc from 'fast-check';
-import { UUID_RE, bootApp, Org, type Res } from '../contract/helpers';
+import { bootApp, Org, type Res } from '../contract/helpers';
+import { generatedRequests, sendChecked } from './support';
 
 /**
  * Property-based, for the lifecycle endpoints (docs/api.md, "Listing contacts", "Removing from
@@ -23,7 +24,7 @@ const app = bootApp();
 let org: Org;
 let listId: string;
 let other: string;
-let cases = 0;
+const cases = generatedRequests('lifecycle generated-input');
 const known = ['ada@example.com', 'bob@example.com', 'Cy@Example.com', 'a_b@example.com'];
 
 beforeAll(async () => {
@@ -32,10 +33,6 @@ beforeAll(async () => {
   other = await org.list('Other');
   const res = await org.batch(known.map((email) => ({ email, listIds: [listId, other] })));
   expect(res.status).toBe(200);
-});
-
-afterAll(() => {
-  process.stdout.write(`[properties] lifecycle generated-input: ${cases} generated requests checked\n`);
 });
 
 /** Everything of the organization these endpoints could change: contacts, memberships, update times. */
@@ -51,19 +48,9 @@ async function footprint(): Promise<string> {
 }
 
 async function check(send: () => Promise<Res>, kind: 'list' | 'remove' | 'removeOne' | 'delete'): Promise<void> {
-  cases += 1;
-  const before = await footprint();
-  const res = await send();
-  const requestId = res.headers['x-request-id'];
-  expect(requestId).toMatch(UUID_RE);
-  expect(res.status).toBeLessThan(500);
-  expect(res.body.request_id).toBe(requestId);
-  if (res.body.error !== undefined) {
-    expect(res.body).toEqual({ request_id: requestId, error: { code: expect.any(String), message: expect.any(String) } });
-    expect(REQUEST_LEVEL[res.body.error.code]).toBe(res.status);
-    expect(await footprint()).toBe(before);
-    return;
-  }
+  cases.checked();
+  const { res, requestLevelError, before } = await sendChecked(send, footprint, REQUEST_LEVEL);
+  if (requestLevelError) return;
   expect(res.status).toBe(200);
   if (kind === 'list') {
     expect(Array.isArray(res.body.contacts)).toBe(true);

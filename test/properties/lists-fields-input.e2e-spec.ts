@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { randomUUID } from 'node:crypto';
-import { UUID_RE, bootApp, Org, type Res } from '../contract/helpers';
+import { bootApp, Org, type Res } from '../contract/helpers';
+import { generatedRequests, sendChecked } from './support';
 
 /**
  * Property-based: generated bodies and paths for POST/PATCH /api/v2/lists and /api/v2/fields
@@ -22,7 +23,7 @@ const app = bootApp();
 let org: Org;
 let adminKey: string;
 let listId: string;
-let cases = 0;
+const cases = generatedRequests('lists-fields-input');
 
 beforeAll(async () => {
   org = await Org.create(app.t, 'Property lists and fields');
@@ -35,10 +36,6 @@ beforeAll(async () => {
   ]) {
     expect((await send('POST', '/api/v2/fields', JSON.stringify(body))).status).toBe(201);
   }
-});
-
-afterAll(() => {
-  process.stdout.write(`[properties] lists-fields-input: ${cases} generated requests checked\n`);
 });
 
 function send(method: 'POST' | 'PATCH', path: string, body: string): Promise<Res> {
@@ -60,19 +57,9 @@ async function footprint(): Promise<string> {
 }
 
 async function check(method: 'POST' | 'PATCH', path: string, body: string): Promise<void> {
-  cases += 1;
-  const before = await footprint();
-  const res = await send(method, path, body);
-  const requestId = res.headers['x-request-id'];
-  expect(requestId).toMatch(UUID_RE);
-  expect(res.status).toBeLessThan(500);
-  expect(res.body.request_id).toBe(requestId);
-  if (res.body.error !== undefined) {
-    expect(res.body).toEqual({ request_id: requestId, error: { code: expect.any(String), message: expect.any(String) } });
-    expect(CODES[res.body.error.code]).toBe(res.status);
-    expect(await footprint()).toBe(before);
-    return;
-  }
+  cases.checked();
+  const { res, requestLevelError } = await sendChecked(() => send(method, path, body), footprint, CODES);
+  if (requestLevelError) return;
   expect(res.status).toBe(method === 'POST' ? 201 : 200);
   if (path.startsWith('/api/v2/lists')) {
     expect(Object.keys(res.body).sort()).toEqual(['list', 'request_id']);

@@ -1,60 +1,48 @@
 import { createOrganization } from '../utils/fixtures';
-import { createTestApp, type TestApp } from '../utils/test-app';
+import { useTestApp } from '../utils/test-app';
 import { portOf, refusals, sendHeadersOnly } from './support';
 
 /** Per-IP limit: the first check, before routing and authentication. IP_RATE_LIMIT=3 per 3 s. */
 describe('per-IP rate limit', () => {
   describe('without TRUST_PROXY', () => {
-    let t: TestApp;
-    beforeAll(async () => {
-      t = await createTestApp({ IP_RATE_LIMIT: '3', RATE_WINDOW_SECONDS: '3' });
-    });
-    afterAll(async () => {
-      await t.close();
-    });
+    const app = useTestApp({ IP_RATE_LIMIT: '3', RATE_WINDOW_SECONDS: '3' });
 
     it('counts every request of an address before authentication and refuses the next with 429', async () => {
-      const org = await createOrganization(t.prisma);
-      await t.http().get('/api/v2/lists').expect(401); // unauthenticated requests count (key guessing)
-      await t.http().get('/api/v2/lists').set('Authorization', 'Bearer guess').expect(401);
-      await t.http().get('/no/such/route').expect(404); // so do unknown routes
-      const before = await refusals(t, 'ip');
+      const org = await createOrganization(app.t.prisma);
+      await app.t.http().get('/api/v2/lists').expect(401); // unauthenticated requests count (key guessing)
+      await app.t.http().get('/api/v2/lists').set('Authorization', 'Bearer guess').expect(401);
+      await app.t.http().get('/no/such/route').expect(404); // so do unknown routes
+      const before = await refusals(app.t, 'ip');
 
       // Refused before the key is looked at: no 401 for a missing key, no pass for a valid one.
-      const guess = await t.http().get('/api/v2/lists').expect(429);
+      const guess = await app.t.http().get('/api/v2/lists').expect(429);
       expect(guess.body).toEqual({
         request_id: guess.headers['x-request-id'],
         error: { code: 'RATE_LIMIT_EXCEEDED', message: expect.any(String) },
       });
       expect(guess.headers['retry-after']).toBe('3');
       expect(guess.headers['www-authenticate']).toBeUndefined();
-      await t.http().get('/api/v2/lists').set('Authorization', `Bearer ${org.apiKey}`).expect(429);
+      await app.t.http().get('/api/v2/lists').set('Authorization', `Bearer ${org.apiKey}`).expect(429);
       // X-Forwarded-For is not believed: a forged address is still this socket's address.
-      await t.http().get('/api/v2/lists').set('X-Forwarded-For', '203.0.113.9').expect(429);
-      expect(await refusals(t, 'ip')).toBe(before + 3);
+      await app.t.http().get('/api/v2/lists').set('X-Forwarded-For', '203.0.113.9').expect(429);
+      expect(await refusals(app.t, 'ip')).toBe(before + 3);
 
       // A refused request's body is never read: 5 MB announced, none sent, answered at once.
-      const raw = await sendHeadersOnly(portOf(t), '/api/v2/contacts', {
+      const raw = await sendHeadersOnly(portOf(app.t), '/api/v2/contacts', {
         'Content-Type': 'application/json',
         'Content-Length': String(5_000_000),
       });
       expect(raw.status).toBe(429);
 
       // Decided: health and metrics are exempt (probes must never see a 429).
-      await t.http().get('/health/live').expect(200);
-      await t.http().get('/metrics').expect(200);
+      await app.t.http().get('/health/live').expect(200);
+      await app.t.http().get('/metrics').expect(200);
     });
   });
 
   describe('with TRUST_PROXY=true', () => {
-    let t: TestApp;
-    beforeAll(async () => {
-      t = await createTestApp({ IP_RATE_LIMIT: '3', RATE_WINDOW_SECONDS: '3', TRUST_PROXY: 'true' });
-    });
-    afterAll(async () => {
-      await t.close();
-    });
-    const from = (address: string) => t.http().get('/api/v2/lists').set('X-Forwarded-For', address);
+    const app = useTestApp({ IP_RATE_LIMIT: '3', RATE_WINDOW_SECONDS: '3', TRUST_PROXY: 'true' });
+    const from = (address: string) => app.t.http().get('/api/v2/lists').set('X-Forwarded-For', address);
 
     it('counts the client named by X-Forwarded-For, each address on its own budget', async () => {
       for (let i = 0; i < 3; i++) await from('198.51.100.7').expect(401);

@@ -10,7 +10,7 @@ describe('X-Client-Request-Id and GET /api/v2/requests?clientRequestId= (docs/ap
   let t: TestApp;
   let docs: OpenApiValidator;
   beforeAll(async () => {
-    t = await createTestApp({ ORG_RATE_LIMIT: '100000' });
+    t = await createTestApp();
     docs = new OpenApiValidator((await t.http().get('/api/docs-json').expect(200)).body);
   });
   afterAll(async () => {

@@ -11,19 +11,18 @@ const { distIsCurrent } = require('../../scripts/dist-state') as { distIsCurrent
 /**
  * Builds dist/ at most once per `npm test` (or jest) run, the first time a test needs a child
  * process: every spawned service and admin command then runs compiled JavaScript, as production
- * does, instead of starting ts-node (about four times the CPU per start: seconds per child on a
- * busy machine, minutes per suite). Jest loads this module afresh in every test file, so the
+ * does, instead of starting ts-node (several times the CPU per start). Jest loads this module afresh in every test file, so the
  * "already checked" mark is a file named after the run (global setup's template database).
  *
  * A dist/ written after the last change of every file it is built from is used as it is: a second
- * run on the same tree (CI's Node 24 pass after its Node 20 pass) does not build it again (~10 CPU-s).
+ * run on the same tree (CI builds dist/ once, before both Nodes' tests) does not build it again.
  */
 export function ensureBuilt(): void {
   const marker = builtMarkerOf(process.env.TEST_PG_TEMPLATE ?? `pid-${process.pid}`);
   const main = path.join(PROJECT_ROOT, 'dist', 'main.js');
   const built = () => existsSync(marker) && existsSync(main);
   if (built()) return;
-  // With Jest workers (CI: `npm test -- --maxWorkers=2`) two files can get here at once: one
+  // With Jest workers (npm test runs two) two files can get here at once: one
   // builds, holding the lock (mkdir is atomic), and the other waits for its marker. Two `tsc`
   // writing dist/ together, or a service started from a half-written dist/, would fail at random.
   const lock = `${marker}.lock`;

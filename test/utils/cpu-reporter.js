@@ -4,7 +4,7 @@
  * neighbours', and the closing `run` line is the total): Jest's own process and every
  * process below it (spawned services, the embedded PostgreSQL and its backends while they live;
  * children already reaped count through the parent's cutime/cstime). Linux only (/proc). It is how
- * to find what makes CI long: `.ci/run` prints the heaviest files after each pass.
+ * to find what makes CI long: `.ci/run` prints the heaviest files after the whole suite.
  */
 const fs = require('fs');
 const TICK = 100; // USER_HZ

@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { PROJECT_ROOT } from '../../src/database/project-root';
 import { ensureBuilt } from './built';
 import { createOrgOn } from './fixtures';
+import { HARNESS_LIMITS } from './harness-defaults';
 import { freePort, isListening } from './net';
 import { createTestDatabase, type TestDatabase } from './test-database';
 
@@ -20,11 +21,12 @@ export interface ServiceProcess {
 
 /**
  * Starts `node dist/main.js` (built once per test run: test/utils/built.ts) in `cwd` (the project;
- * a copy of it must hold dist/ too). `env` entries set to undefined are removed.
+ * a copy of it must hold dist/ too), with HARNESS_LIMITS unless `env` sets them. `env` entries set
+ * to undefined are removed.
  */
 export function startService(env: Record<string, string | undefined>, options: { cwd?: string } = {}): ServiceProcess {
   ensureBuilt();
-  const childEnv: NodeJS.ProcessEnv = { ...process.env };
+  const childEnv: NodeJS.ProcessEnv = { ...process.env, ...HARNESS_LIMITS };
   for (const [name, value] of Object.entries(env)) {
     if (value === undefined) delete childEnv[name];
     else childEnv[name] = value;
@@ -43,11 +45,7 @@ export function startService(env: Record<string, string | undefined>, options: {
 
 /** The production process with the settings the shutdown and log tests run it with. */
 export function startBuiltService(env: Record<string, string>): ServiceProcess {
-  // Limits out of the way unless `env` sets them: with REDIS_URL (as CI sets it) the counters are
-  // shared by every process of the run, and these tests are about the process, not the limits.
-  return startService(
-    { LOG_LEVEL: 'info', MIGRATE_ON_START: 'false', HOST: '127.0.0.1', IP_RATE_LIMIT: '1000000', ORG_RATE_LIMIT: '1000000', ...env },
-  );
+  return startService({ LOG_LEVEL: 'info', MIGRATE_ON_START: 'false', HOST: '127.0.0.1', ...env });
 }
 
 /** Polls `check` until it holds; fails naming `what` after the timeout. */

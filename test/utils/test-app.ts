@@ -5,7 +5,10 @@ import { createApp } from '../../src/app.factory';
 import { loadConfig } from '../../src/config/app-config';
 import { PrismaService } from '../../src/database/prisma.service';
 import { createOrgWith } from './fixtures';
+import { HARNESS_LIMITS } from './harness-defaults';
 import { createTestDatabase, type TestDatabase } from './test-database';
+
+export { HARNESS_LIMITS };
 
 export interface TestApp {
   app: NestExpressApplication;
@@ -17,16 +20,17 @@ export interface TestApp {
 }
 
 /**
- * The real application (same createApp as main.ts) on a database of its own. `env` overrides
- * configuration, e.g. `{ ORG_RATE_LIMIT: '5' }`. Pass `database` to share one between instances,
- * `modules` to mount test-only modules next to the app's.
+ * The real application (same createApp as main.ts) on a database of its own: silent logs, no
+ * migrations at start (the database is cloned from the migrated template) and HARNESS_LIMITS, each
+ * overridden by `env`, e.g. `{ ORG_RATE_LIMIT: '5' }`. Pass `database` to share one between
+ * instances, `modules` to mount test-only modules next to the app's.
  */
 export async function createTestApp(
   env: Record<string, string> = {},
   shared?: { database?: TestDatabase; modules?: Array<Type | DynamicModule> },
 ): Promise<TestApp> {
   const database = shared?.database ?? (await createTestDatabase());
-  const config = loadConfig({ LOG_LEVEL: 'silent', ...env, DATABASE_URL: database.url, MIGRATE_ON_START: 'false' });
+  const config = loadConfig({ LOG_LEVEL: 'silent', ...HARNESS_LIMITS, ...env, DATABASE_URL: database.url, MIGRATE_ON_START: 'false' });
   const app = await createApp({ ...config, DATABASE_URL: database.url }, shared?.modules);
   await app.listen(0, '127.0.0.1');
   const server = app.getHttpServer();
@@ -44,16 +48,14 @@ export async function createTestApp(
 
 /**
  * The database time-outs out of the way, for an app whose tests are not about them: seeding many
- * rows, or many requests racing on the same rows through a pool of 10. Under CI's load (two Jest
- * runs side by side on the 2 cores, .ci/run) work that takes a tenth of a second on a quiet machine
- * has passed the defaults — statement 5 s (57014), lock wait 3 s (55P03, 60% of it), a pool
- * connection within DB_CONNECT_TIMEOUT_MS 3 s — and a setup step failed or a request answered 503
- * (docs/performance.md, "CI on two Nodes"). Here: statements a minute, lock waits 36 s, a pool
- * connection 30 s (the interactive Prisma transactions' maxWait and timeout follow: src/database/
- * prisma.service.ts), longer than the test itself may take (testTimeout 30 s), so none of them ends a
- * test's work. What the tests assert (who wins a race, what is stored, never a 500) is unchanged. A
- * test about a time-out sets its own values (and if it bounds a duration, belongs in
- * test/timing-sensitive.js).
+ * rows, or many requests racing on the same rows through a pool of 10. On a loaded machine (two Jest
+ * workers and other work sharing the cores) such work can pass the defaults — statement 5 s (57014),
+ * lock wait 60% of it (55P03), a pool connection within DB_CONNECT_TIMEOUT_MS 3 s — and a setup step
+ * fails or a request answers 503. Here: statements a minute, lock waits 36 s, a pool connection 30 s
+ * (the interactive Prisma transactions' maxWait and timeout follow: src/database/prisma.service.ts),
+ * longer than the test itself may take (testTimeout 30 s), so none of them ends a test's work. What
+ * the tests assert (who wins a race, what is stored, never a 500) is unchanged. A test about a
+ * time-out sets its own values (and if it bounds a duration, belongs in test/timing-sensitive.js).
  */
 export const ROOM_FOR_LOAD: Readonly<Record<string, string>> = { DB_STATEMENT_TIMEOUT_MS: '60000', DB_CONNECT_TIMEOUT_MS: '30000' };
 

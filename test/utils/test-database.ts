@@ -43,3 +43,27 @@ async function withServer<T>(serverUrl: string, work: (client: Client) => Promis
     await client.end();
   }
 }
+
+/**
+ * createTestDatabase for the enclosing `describe`: made in beforeAll, dropped in afterAll. The object
+ * returned reads through to it (`db.url` inside tests, once beforeAll has run).
+ */
+export function useTestDatabase(): TestDatabase {
+  let database: TestDatabase | undefined;
+  beforeAll(async () => {
+    database = await createTestDatabase();
+  });
+  afterAll(async () => {
+    await database?.drop();
+  });
+  const current = () => {
+    if (!database) throw new Error('useTestDatabase: read it inside a test (beforeAll makes it)');
+    return database;
+  };
+  return {
+    get url() {
+      return current().url;
+    },
+    drop: () => current().drop(),
+  };
+}

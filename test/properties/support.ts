@@ -1,0 +1,40 @@
+import { UUID_RE, type Res } from '../contract/helpers';
+
+/**
+ * Sends one generated request and checks what every answer keeps: an X-Request-Id that the body
+ * repeats, and never a 5xx. A request-level error must be exactly the contract's body, with the
+ * status `statusOf` gives its code, and must leave `footprint` (the rows the endpoint could change)
+ * as it was. Returns the answer, whether it was such an error (then nothing more is to check) and
+ * the footprint from before the request.
+ */
+export async function sendChecked(
+  send: () => Promise<Res>,
+  footprint: () => Promise<string>,
+  statusOf: Record<string, number>,
+): Promise<{ res: Res; requestLevelError: boolean; before: string }> {
+  const before = await footprint();
+  const res = await send();
+  const requestId = res.headers['x-request-id'];
+  expect(requestId).toMatch(UUID_RE);
+  expect(res.status).toBeLessThan(500);
+  expect(typeof res.body).toBe('object');
+  expect(res.body.request_id).toBe(requestId);
+  if (res.body.error === undefined) return { res, requestLevelError: false, before };
+  expect(res.body).toEqual({ request_id: requestId, error: { code: expect.any(String), message: expect.any(String) } });
+  expect(statusOf[res.body.error.code]).toBe(res.status);
+  expect(await footprint()).toBe(before);
+  return { res, requestLevelError: true, before };
+}
+
+/** Counts the generated requests a file checks, and prints the number after its tests. */
+export function generatedRequests(file: string): { checked(): void } {
+  let count = 0;
+  afterAll(() => {
+    process.stdout.write(`[properties] ${file}: ${count} generated requests checked\n`);
+  });
+  return {
+    checked: () => {
+      count += 1;
+    },
+  };
+}
