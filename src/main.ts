@@ -1,9 +1,11 @@
 // First: tracing must hook `require` before http, Nest, pg and ioredis load (off by default).
 import './tracing/register';
 import { Logger } from '@nestjs/common';
+import type { Logger as PinoLogger } from 'pino';
 import { createApp } from './app.factory';
 import { loadConfig } from './config/app-config';
 import { startupFailureLine } from './startup-failure';
+import { processLogger } from './logging/process-log';
 import { prepareDatabase } from './database/database-bootstrap';
 import { PrismaService } from './database/prisma.service';
 import { openApiDocumentOf } from './docs/setup-docs';
@@ -15,9 +17,8 @@ import { WebhookWorker } from './webhooks/webhook-worker.service';
 async function main(): Promise<void> {
   const config = loadConfig();
   startupLogLevel = config.LOG_LEVEL;
-  const log = (message: string) => {
-    if (['info', 'debug', 'trace'].includes(config.LOG_LEVEL)) console.log(JSON.stringify({ level: 'info', msg: message }));
-  };
+  const logger: PinoLogger = processLogger(config.LOG_LEVEL);
+  const log = (message: string) => logger.info(message);
   const database = await prepareDatabase(config, log);
   const app = await createApp({ ...config, DATABASE_URL: database.url, EMBEDDED_DATA_DIR: database.dataDir });
   openApiDocumentOf(app); // built on first use; here, before listening, so no request waits on it
@@ -58,9 +59,12 @@ async function main(): Promise<void> {
 let startupLogLevel = 'info';
 
 main().catch((error: unknown) => {
-  // Every known start-up failure is one line saying what to do; the stack only at debug level.
-  console.error(startupFailureLine(error, loadPort()));
-  if (startupLogLevel === 'debug' || startupLogLevel === 'trace') console.error(error);
+  // Every known start-up failure is one line on stderr saying what to do, whatever LOG_LEVEL (even
+  // silent); the error with its stack follows only at debug level.
+  const detailed = startupLogLevel === 'debug' || startupLogLevel === 'trace';
+  const failure = processLogger(detailed ? startupLogLevel : 'fatal', 2);
+  failure.fatal(startupFailureLine(error, loadPort()));
+  failure.debug({ err: error }, 'start-up failure: the error');
   process.exit(1);
 });
 

@@ -104,11 +104,14 @@ describe('parseIsoTime (--expires-at)', () => {
     ['2030-01-31T12:30:15.250Z', '2030-01-31T12:30:15.250Z'],
     ['2030-01-31T12:30:15+02:00', '2030-01-31T10:30:15.000Z'],
     ['2020-01-01T00:00:00Z', '2020-01-01T00:00:00.000Z'], // past times are accepted
+    ['2030-01-31T24:00:00Z', '2030-02-01T00:00:00.000Z'], // ISO 8601's end of the day
+    ['2030-W05-4T12:00', '2030-01-31T12:00:00.000Z'],
+    ['2030-01-31T12:30:15.2509Z', '2030-01-31T12:30:15.250Z'], // rounded down: never later than asked
   ])('reads %s as %s (no zone means UTC)', (input, expected) => {
     expect(parseIsoTime(input).toISOString()).toBe(expected);
   });
 
-  it.each(['tomorrow', '1', '2030-02-30', '2030-01-31T24:00:00Z', '2030-01-31T12:60Z', '2030-01-31 12:00:00Z', '2030-01-31T12:00:00+25:00', '31/01/2030'])(
+  it.each(['tomorrow', '1', '2030-02-30', '2030-01-31T24:00:01Z', '+010000-01-01', '9999-12-31T23:59:59.9995Z', '2030-01-31T12:60Z', '2030-01-31 12:00:00Z', '2030-01-31T12:00:00+25:00', '31/01/2030'])(
     'refuses %s',
     (input) => {
       expect(() => parseIsoTime(input)).toThrow(AdminArgumentError);

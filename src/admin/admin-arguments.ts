@@ -3,7 +3,8 @@ import { DEFAULT_SCOPE, isScope, type Scope, SCOPES } from '../auth/scope-names'
 import { SUPPRESSION_REASONS, type SuppressionReason } from '../contacts/contact-rules';
 import { isValidEmail, normalizeEmail } from '../contacts/email';
 import { checkNewField, type FieldInputNames } from '../custom-fields/field-checks';
-import { isCalendarDate, type CustomFieldTypeName } from '../custom-fields/field-definitions';
+import type { CustomFieldTypeName } from '../custom-fields/field-definitions';
+import { INSTANT_RANGE_TEXT, instantFloor, readInstant } from '../common/instant';
 import { listNameProblem } from '../lists/list-name';
 
 /**
@@ -247,18 +248,16 @@ function parseScope(value: string | boolean | undefined): Scope {
 
 /**
  * An ISO 8601 date (`2030-01-31`, midnight UTC) or date and time (`2030-01-31T12:00:00Z`, with
- * `Z` or an offset; without one it is read as UTC, never as the machine's local time).
+ * `Z` or an offset; without one it is read as UTC, never as the machine's local time), read by the
+ * one instant reader (common/instant.ts); a finer instant is rounded down to the millisecond.
  */
 export function parseIsoTime(value: string): Date {
-  const match = /^(\d{4}-\d{2}-\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(\.\d{1,3})?)?(Z|[+-]\d{2}:\d{2})?)?$/.exec(value);
-  const bad = () => new AdminArgumentError(`key create: --expires-at must be an ISO 8601 time (e.g. 2030-01-31T12:00:00Z), got "${value}"`);
-  if (!match || !isCalendarDate(match[1])) throw bad();
-  const [date, hh = '00', mm = '00', ss = '00', fraction = '', zone = 'Z'] = match.slice(1);
-  if (Number(hh) > 23 || Number(mm) > 59 || Number(ss) > 59) throw bad();
-  if (zone !== 'Z' && (Number(zone.slice(1, 3)) > 23 || Number(zone.slice(4)) > 59)) throw bad();
-  const parsed = new Date(`${date}T${hh}:${mm}:${ss}${fraction}${zone}`);
-  if (Number.isNaN(parsed.getTime())) throw bad();
-  return parsed;
+  const candidates = /[Tt]/.test(value) ? [value, `${value}Z`] : [`${value}T00Z`];
+  const readings = candidates.map(readInstant);
+  const reading = readings.find((r) => r.ok) ?? readings.find((r) => !r.ok && r.problem === 'range') ?? readings[0];
+  if (reading.ok) return instantFloor(reading);
+  if (reading.problem === 'range') throw new AdminArgumentError(`key create: --expires-at must be from ${INSTANT_RANGE_TEXT}, got "${value}"`);
+  throw new AdminArgumentError(`key create: --expires-at must be an ISO 8601 time (e.g. 2030-01-31T12:00:00Z), got "${value}"`);
 }
 
 function oneLine(message: string): string {

@@ -102,12 +102,12 @@ export class ContactsController {
     name: 'updatedSince',
     required: false,
     schema: { type: 'string', format: 'date-time' },
-    description: 'ISO 8601 instant with an offset; contacts with `updatedAt` ≥ it',
+    description: 'ISO 8601 instant with an offset (Z or ±hh:mm), from 0001-01-01T00:00:00Z to 9999-12-31T23:59:59.999Z; contacts with `updatedAt` ≥ it',
   })
   @ApiAnswer(200, 'One page of contacts', ContactsPageModel)
   @ApiRequestError(
     400,
-    'INVALID_REQUEST: limit not an integer from 1 to 1000, suppressed not true/false, updatedSince not an ISO 8601 instant, ' +
+    'INVALID_REQUEST: limit not an integer from 1 to 1000, suppressed not true/false, updatedSince not an ISO 8601 instant or outside the years 0001–9999 (UTC), ' +
       'an unknown or repeated query parameter, or a cursor that is malformed or was issued for other filters',
   )
   @ApiRequestError(404, 'LIST_NOT_FOUND: listId names no list of this organization')

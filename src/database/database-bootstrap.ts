@@ -24,10 +24,7 @@ export async function prepareDatabase(
 ): Promise<PreparedDatabase> {
   if (config.DATABASE_URL) {
     await checkDatabaseReachable(config.DATABASE_URL);
-    if (config.MIGRATE_ON_START) {
-      log('Applying pending migrations');
-      await migrate(config.DATABASE_URL);
-    }
+    if (config.MIGRATE_ON_START) await migrate(config.DATABASE_URL, log);
     return { url: config.DATABASE_URL, embedded: false, stop: () => Promise.resolve() };
   }
   log(`Starting embedded PostgreSQL on port ${config.EMBEDDED_PG_PORT} with data in ${config.EMBEDDED_PG_DIR}`);
@@ -39,7 +36,7 @@ export async function prepareDatabase(
   try {
     await ensureDatabase(server.serverUrl, EMBEDDED_DATABASE);
     const url = databaseUrlOn(server.serverUrl, EMBEDDED_DATABASE);
-    await migrate(url);
+    await migrate(url, log);
     return { url, embedded: true, dataDir: server.dataDir, stop: () => server.stop() };
   } catch (error) {
     await server.stop();
@@ -47,10 +44,14 @@ export async function prepareDatabase(
   }
 }
 
-/** Migrations, with a failure reduced to the one line of Prisma's output that says what failed. */
-async function migrate(url: string): Promise<void> {
+/**
+ * Migrations, with a line naming how many were applied (none when nothing was pending), and a
+ * failure reduced to the one line of Prisma's output that says what failed.
+ */
+async function migrate(url: string, log: (message: string) => void): Promise<void> {
   try {
-    await applyMigrations(url);
+    const applied = await applyMigrations(url);
+    if (applied > 0) log(`Applied ${applied} pending migration${applied === 1 ? '' : 's'}`);
   } catch (error) {
     throw new DatabaseStartError(
       `migrations failed: ${migrationFailureLine((error as Error).message)} (see prisma/migrations; with DATABASE_URL: fix the database, then run "npm run admin -- migrate")`,

@@ -11,10 +11,12 @@ const run = promisify(execFile);
  * Applies pending migrations with Prisma's own `migrate deploy` (WebAssembly schema engine, see
  * prisma.config.ts), so the service, the tests and an operator all apply them the same way.
  * The CLI takes seconds to start; when every migration folder is already recorded as applied in
- * `_prisma_migrations` (one query) it is not run at all.
+ * `_prisma_migrations` (one query) it is not run at all. Returns how many were pending (and so
+ * applied): 0 when none was.
  */
-export async function applyMigrations(databaseUrl: string): Promise<void> {
-  if ((await pendingMigrations(databaseUrl)).length === 0) return;
+export async function applyMigrations(databaseUrl: string): Promise<number> {
+  const pending = await pendingMigrations(databaseUrl);
+  if (pending.length === 0) return 0;
   const cli = require.resolve('prisma/build/index.js');
   try {
     await run(process.execPath, [cli, 'migrate', 'deploy'], {
@@ -26,6 +28,7 @@ export async function applyMigrations(databaseUrl: string): Promise<void> {
     const { stdout, stderr } = error as { stdout?: string; stderr?: string };
     throw new Error(`prisma migrate deploy failed:\n${stderr || stdout || String(error)}`, { cause: error });
   }
+  return pending.length;
 }
 
 /**

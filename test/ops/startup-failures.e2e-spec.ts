@@ -9,7 +9,8 @@ import { createEmptyDatabase, createTestDatabase, runSql } from '../utils/test-d
 
 /**
  * Issue #10: every start-up failure ends with exit code 1 and exactly one line on stderr saying
- * what is wrong and what to do (no stack trace), and the demo key is never lost.
+ * what is wrong and what to do (no stack trace), a JSON line like every other, and the demo key
+ * is never lost.
  */
 describe('start-up failures are one clear line', () => {
   const base = { HOST: '127.0.0.1', LOG_LEVEL: 'warn', REDIS_URL: undefined };
@@ -20,9 +21,14 @@ describe('start-up failures are one clear line', () => {
     expect({ code, stderr: service.stderr() }).toEqual({ code: 1, stderr: expect.any(String) });
     const lines = service.stderr().trimEnd().split('\n');
     expect(lines).toHaveLength(1);
-    expect(lines[0]).toMatch(/^Contact Sync cannot start: /);
-    expect(lines[0]).not.toMatch(/\bat .+:\d+:\d+/); // no stack frame
-    return lines[0];
+    // A JSON line in the format of every other (pino's), its msg the sentence for the operator.
+    const line = JSON.parse(lines[0]) as Record<string, unknown>;
+    expect(line).toEqual({ level: 60, time: expect.any(Number), pid: service.child.pid, hostname: expect.any(String), context: 'Main', msg: expect.any(String) });
+    const msg = line.msg as string;
+    expect(msg).toMatch(/^Contact Sync cannot start: /);
+    expect(msg).not.toMatch(/\bat .+:\d+:\d+/); // no stack frame
+    expect(msg).not.toContain('\n');
+    return msg;
   }
 
   it('a bad configuration names the variable', async () => {

@@ -1,6 +1,7 @@
 import { isStorableText } from '../../common/storable-text';
 import { LIST_LIMIT_DEFAULT, LIST_LIMIT_MAX, parseListLimit, singleQueryValue } from '../../validation/list-query';
 import { invalidRequest } from '../../errors/request-error';
+import { instantParameter } from '../../validation/instant-parameter';
 
 /**
  * The query of GET /api/v2/contacts (docs/api.md, "Listing contacts"): `limit` 1–1000 (default
@@ -32,7 +33,7 @@ export function parseListingQuery(query: Record<string, unknown>): ListingQuery 
   const filters: ListingFilters = {
     listId: singleQueryValue(query, 'listId'),
     suppressed: parseSuppressed(singleQueryValue(query, 'suppressed')),
-    updatedSince: parseInstant(singleQueryValue(query, 'updatedSince')),
+    updatedSince: instantParameter('updatedSince', singleQueryValue(query, 'updatedSince')),
   };
   const cursor = singleQueryValue(query, 'cursor');
   return {
@@ -46,34 +47,6 @@ function parseSuppressed(value: string | null): boolean | null {
   if (value === null) return null;
   if (value === 'true' || value === 'false') return value === 'true';
   throw invalidRequest('suppressed must be true or false');
-}
-
-const INSTANT = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?(?:([Zz])|([+\- ])(\d{2}):(\d{2}))$/;
-
-/**
- * An ISO 8601 instant: date, time and an offset (`Z` or `±hh:mm`). A `+` sent unencoded in a
- * query string arrives as a space; it is read as the `+` it was. Stored times have millisecond
- * precision, so a finer instant is rounded up: `updatedAt ≥ it` keeps its meaning.
- */
-export function parseInstant(value: string | null): Date | null {
-  if (value === null) return null;
-  const match = INSTANT.exec(value);
-  const fail = () => invalidRequest('updatedSince must be an ISO 8601 instant with an offset, e.g. 2026-01-31T12:00:00Z');
-  if (!match) throw fail();
-  const [, y, mo, d, h, mi, s, fraction = '', , sign, oh, om] = match;
-  const [year, month, day, hour, minute, second] = [y, mo, d, h, mi, s].map(Number);
-  const utc = Date.UTC(year, month - 1, day, hour, minute, second);
-  const check = new Date(utc);
-  const real =
-    check.getUTCFullYear() === year && check.getUTCMonth() === month - 1 && check.getUTCDate() === day &&
-    check.getUTCHours() === hour && check.getUTCMinutes() === minute && check.getUTCSeconds() === second;
-  const offsetMinutes = sign ? (sign === '-' ? -1 : 1) * (Number(oh) * 60 + Number(om)) : 0;
-  if (!real || Number(oh ?? 0) > 23 || Number(om ?? 0) > 59) throw fail();
-  const padded = fraction.padEnd(9, '0');
-  const ms = Number(padded.slice(0, 3)) + (/[1-9]/.test(padded.slice(3)) ? 1 : 0);
-  const instant = new Date(utc + ms - offsetMinutes * 60_000);
-  if (Number.isNaN(instant.getTime())) throw fail();
-  return instant;
 }
 
 interface CursorContent {
