@@ -16,7 +16,7 @@ const { distIsCurrent } = require('../../scripts/dist-state') as { distIsCurrent
  * "already checked" mark is a file named after the run (global setup's template database).
  *
  * A dist/ written after the last change of every file it is built from is used as it is: a second
- * run on the same tree (CI's Node 24 pass after its Node 20 pass) does not build it again (~10 CPU-s).
+ * run on the same tree (CI's Node 24 run after its Node 20 run) does not build it again.
  */
 export function ensureBuilt(): void {
   const marker = builtMarkerOf(process.env.TEST_PG_TEMPLATE ?? `pid-${process.pid}`);

@@ -46,9 +46,8 @@ export async function createTestApp(
  * The database time-outs out of the way, for an app whose tests are not about them: seeding many
  * rows, or many requests racing on the same rows through a pool of 10. Under CI's load (two Jest
  * runs side by side on the 2 cores, .ci/run) work that takes a tenth of a second on a quiet machine
- * has passed the defaults — statement 5 s (57014), lock wait 3 s (55P03, 60% of it), a pool
- * connection within DB_CONNECT_TIMEOUT_MS 3 s — and a setup step failed or a request answered 503
- * (docs/performance.md, "CI on two Nodes"). Here: statements a minute, lock waits 36 s, a pool
+ * can pass the defaults — statement 5 s (57014), lock wait 3 s (55P03), a pool connection within
+ * DB_CONNECT_TIMEOUT_MS 3 s — and fail a setup step or answer a request with 503. Here: statements a minute, lock waits 36 s, a pool
  * connection 30 s (the interactive Prisma transactions' maxWait and timeout follow: src/database/
  * prisma.service.ts), longer than the test itself may take (testTimeout 30 s), so none of them ends a
  * test's work. What the tests assert (who wins a race, what is stored, never a 500) is unchanged. A
