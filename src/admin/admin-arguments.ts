@@ -247,7 +247,7 @@ function parseScope(value: string | boolean | undefined): Scope {
 }
 
 /**
- * An ISO 8601 date (`2030-01-31`, midnight UTC) or date and time (`2030-01-31T12:00:00Z`, with
+ * An ISO 8601 date (`YYYY-MM-DD`, midnight UTC) or date and time (`YYYY-MM-DDThh:mm:ssZ`, with
  * `Z` or an offset; without one it is read as UTC, never as the machine's local time), read by the
  * one instant reader (common/instant.ts); a finer instant is rounded down to the millisecond.
  */

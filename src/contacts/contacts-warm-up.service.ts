@@ -8,7 +8,8 @@ const JIT_ROUNDS = 20;
 /**
  * Before the server listens: repeats the pipeline as dry runs (no write, no error) for an
  * organization that does not exist, so the JavaScript of the POST path is optimized before the
- * first requests instead of under their load (docs/performance.md, "first 5 s after ready"). The
+ * first requests instead of under their load, so the first seconds after a deploy answer as fast
+ * as the rest. The
  * database side (connections, registered statements) is warmed by the database layer.
  */
 @Injectable()

@@ -5,9 +5,9 @@ import { eventsInsert, NO_EVENT_VALUES } from '../events/events.statements';
 import { storedResponseInsert } from '../requests/stored-responses.statements';
 
 /**
- * The hot statements of the contacts pipeline (docs/performance.md: the POST path runs these on
- * the pg pool directly, about 0.2 ms of CPU each against about 1 ms through Prisma's interactive
- * transactions). Every other contacts query goes through Prisma Client in contacts.repository.ts.
+ * The hot statements of the contacts pipeline, run on the pg pool directly: through Prisma's
+ * interactive transactions each would cost several times the CPU, on every POST. Every other
+ * contacts query goes through Prisma Client in contacts.repository.ts.
  */
 
 /**
@@ -216,9 +216,8 @@ const emptyWrite = (organizationId: string) => [
  * (contact.created / contact.updated, src/events).
  * Returns how many contacts were inserted. New contacts and their memberships are plain INSERTs,
  * not ON CONFLICT: a speculative insertion costs each row a probe of every unique index before
- * the insert, a lock-manager round and an extra WAL record to confirm it (50 contacts and 100
- * memberships: 150 WAL records and ~640 buffer accesses of ~2,250 a batch; docs/performance.md,
- * "The outbox's cost", fourth pass). The email locks keep every other writer of these emails out
+ * the insert, a lock-manager round and an extra WAL record to confirm it, a large share of a
+ * batch's WAL and buffer accesses. The email locks keep every other writer of these emails out
  * and a new contact's id is made by this request, so neither can conflict; if a writer bypassing
  * the locks inserted the same email meanwhile, the unique index fails the statement (23505) and
  * the pipeline retries the whole transaction, as it does when a create was skipped (the count).

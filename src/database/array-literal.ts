@@ -4,10 +4,9 @@ const BARE = /^[^\s{}",\\]+$/;
 /**
  * A PostgreSQL array literal (`{a,b,NULL}`) of text or numbers, for a parameter cast to an array
  * type (`$1::text[]`, `$2::bigint[]`). pg's own conversion of a JS array quotes and escapes every
- * element with two regular expressions and builds the text by concatenation: for the webhook
- * outcomes (9 arrays of up to 256) it was about 2.8 µs of service CPU per delivery
- * (docs/performance.md, "Webhook delivery, seventh pass"). Here most elements (ids, digits,
- * times) are written as they are and the pieces joined once.
+ * element with two regular expressions and builds the text by concatenation, a visible share of
+ * the service's CPU per delivery for the webhook outcomes (9 arrays of up to 256). Here most
+ * elements (ids, digits, times) are written as they are and the pieces joined once.
  */
 export function arrayLiteral(values: readonly (string | number | null)[]): string {
   const parts = new Array<string>(values.length);

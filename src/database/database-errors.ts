@@ -202,7 +202,7 @@ export function faultCause(error: unknown): string {
  * cannot use (a pooled client whose connection broke while it was handed to a request: the server
  * stopping terminates it between checkout and query; a client already closed; the pool closed at
  * shutdown). Named, not "unclassified": they are part of an outage like ECONNREFUSED and 57P01
- * (probe10 saw one "connection error" line in each 10 s PostgreSQL stop).
+ * (a PostgreSQL stop of a few seconds gives such "connection error" lines).
  */
 const DRIVER_MESSAGE_CAUSES: ReadonlyArray<readonly [RegExp, string]> = [
   [/timeout exceeded when trying to connect/, 'pool wait timeout'],

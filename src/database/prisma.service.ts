@@ -11,10 +11,9 @@ const PRISMA_TIMEOUT_MS = 5000;
  * The bounds of the routes' interactive transactions (`$transaction(async (tx) => ...)`): Prisma's
  * own, raised to the configured ones when those are larger. The wait for a pool connection is at
  * least DB_CONNECT_TIMEOUT_MS, as on the pg path (pg-pool's own bound); the transaction may last at
- * least DB_STATEMENT_TIMEOUT_MS. With the defaults (3 s, 5 s): 3 s and 5 s. Before, Prisma's 2 s and
- * 5 s held whatever the configuration said, so raising the time-outs (as the tests that race many
- * requests on the same rows do under CI's load) could not stop a removal or a delete from answering
- * 503 after 2 s without a connection (docs/performance.md, "CI on two Nodes"). A transaction that
+ * least DB_STATEMENT_TIMEOUT_MS. With the defaults (3 s, 5 s): 3 s and 5 s. So an operator who
+ * raises the time-outs raises them for these transactions too: otherwise Prisma's own 2 s would
+ * still answer a removal or a delete with 503 when no connection comes within it. A transaction that
  * needs longer passes its own `timeout` (erasure: ERASURE_TRANSACTION_TIMEOUT_MS).
  */
 export function prismaTransactionOptions(options: Pick<DatabaseOptions, 'connectTimeoutMs' | 'statementTimeoutMs'>): { maxWait: number; timeout: number } {

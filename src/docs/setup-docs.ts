@@ -15,8 +15,8 @@ const documents = new WeakMap<INestApplication, OpenAPIObject>();
 /**
  * The app's OpenAPI document, generated on first use and then kept. main.ts asks for it before the
  * service listens (so no request waits on it); a test app builds it only if a test needs it (the docs
- * routes, or the route label of a request answered before routing): it costs about 0.2 CPU-s, which
- * every one of the suite's app starts paid (docs/performance.md, "CI on two Nodes").
+ * routes, or the route label of a request answered before routing): building it costs a noticeable
+ * share of an app start, which the test suite's many app starts would otherwise each pay.
  */
 export function openApiDocumentOf(app: INestApplication): OpenAPIObject {
   let document = documents.get(app);

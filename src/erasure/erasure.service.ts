@@ -11,9 +11,8 @@ import { ERASE_ADDRESS } from './erasure.statements';
 /**
  * Longest an erasure's transaction may run (Prisma's interactive-transaction `timeout`, 5 s by
  * default): an address with tens of thousands of events is redacted in rounds of
- * EVENT_REDACTION_CHUNK, each statement short, but all of them take seconds (50,000 events: 15 s
- * on the 2-core machine at load ~18; docs/performance.md, "Erasure"). Under Prisma's default such
- * an address could never be erased: every attempt rolled back with a 503.
+ * EVENT_REDACTION_CHUNK, each statement short, but all of them together take seconds. Under
+ * Prisma's default such an address could never be erased: every attempt would roll back with a 503.
  */
 export const ERASURE_TRANSACTION_TIMEOUT_MS = 60_000;
 

@@ -9,9 +9,8 @@ export interface ErasedRow {
 }
 
 /**
- * Everything an erase removes or keeps, in ONE statement (docs/performance.md, "Erasure": the
- * same work as Prisma calls took eight round trips, most of the request's time at 1,000,000
- * contacts). Runs after LOCK_EMAILS, in its own statement, so its snapshot sees every write the
+ * Everything an erase removes or keeps, in ONE statement: the same work as Prisma calls would take
+ * eight round trips, most of the request's time on a large organization. Runs after LOCK_EMAILS, in its own statement, so its snapshot sees every write the
  * lock waited for.
  * - the contact (its memberships by the foreign key's cascade), by the unique (organization, email) index,
  *   returning its id for the events (erasure.service.ts);

@@ -16,7 +16,7 @@ export interface EventToRedactRow {
  * WRITE_REDACTED_EVENTS, which clears their address: the next round (same transaction) reads the
  * next ones, until a round reads fewer than $3 (EVENT_REDACTION_CHUNK: an address with tens of
  * thousands of events is never one statement of tens of megabytes, nor one past the statement
- * timeout; docs/performance.md, "Erasure").
+ * timeout, which could never succeed).
  *
  * Found through the index on (organization_id, email); never a scan of the organization's events.
  * The events of the erased contacts are among them: every event that names a contact (contact_id)

@@ -91,8 +91,8 @@ export function publicEventId(uuid: string): string {
 /**
  * An event's JSON text as the feed shows it and a webhook receives it (key order id, type,
  * occurredAt, requestId, data): rendered once, when the event is written, and stored as is
- * (events.body, migration 20261124190400_event_body_feed4), so that reading a page is a
- * concatenation of stored texts (docs/events.md, "An event"; docs/performance.md, "stored event text").
+ * (events.body), so that reading a page or sending an attempt is a concatenation of stored texts,
+ * with no JSON parsed or rendered per read (docs/events.md, "An event").
  */
 export function renderEvent(uuid: string, occurredAt: string, requestId: string | null, type: EventType, data: EventData): string {
   // Byte for byte JSON.stringify({ id, type, occurredAt, requestId, data }): the id (`evt_` + hex),

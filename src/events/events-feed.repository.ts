@@ -31,7 +31,8 @@ const HORIZONS_KEPT = 10_000;
 
 /**
  * Reads the feed: a registered statement on the pg pool (events.statements.ts), not Prisma Client,
- * because a page of 1,000 events is hot (docs/performance.md, "Events feed"). PostgreSQL joins
+ * because a page of 1,000 events is hot and Prisma would build, decode and serialize a row object
+ * for each. PostgreSQL joins
  * the events' stored JSON texts, in chunks of 100 events: no row objects are built, parsed or serialized here.
  */
 @Injectable()

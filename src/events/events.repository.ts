@@ -7,18 +7,18 @@ import { EVENTS_OF_ADDRESS_FOR_UPDATE, WRITE_REDACTED_EVENTS } from './event-red
 import { newEventText, type NewEvent } from './event-types';
 
 /**
- * Events of one address redacted per round of erasure (EventsRepository.redactEventsOf): a few MB
- * of text each way per statement (~450 B to ~1 kB an event), each statement well inside
- * DB_STATEMENT_TIMEOUT_MS even on a loaded machine (one UPDATE of 50,000 took 7.9 s at load ~16 on
- * 2 cores, so about 0.8 s for 5,000); docs/performance.md, "Erasure".
+ * Events of one address redacted per round of erasure (EventsRepository.redactEventsOf): a few
+ * megabytes of text each way per statement, so that each statement stays well inside
+ * DB_STATEMENT_TIMEOUT_MS even on a loaded machine, while an address with many events still needs
+ * few rounds.
  */
 export const EVENT_REDACTION_CHUNK = 5000;
 
 /**
  * The events' tables. Writing: `record` in the caller's transaction, so an event exists exactly
  * when its change does (the transactional outbox of contract section 14). The commit position that
- * orders the feed is taken at COMMIT by the database (migration 20261124060000_events,
- * docs/events.md), never here. Reading the feed: EventsFeedRepository.
+ * orders the feed is taken at COMMIT by the database (a deferred trigger, docs/events.md), never
+ * here: only at commit is the order in which changes become visible known. Reading the feed: EventsFeedRepository.
  */
 @Injectable()
 export class EventsRepository {

@@ -20,7 +20,7 @@ export const isoTimeSql = (time: string): string => `to_char(${time} AT TIME ZON
  * string_to_table: PostgreSQL neither parses nor renders JSON for them, and stores them as they
  * came. The short columns travel as arrays. The id and the time are the service's (a random v4
  * UUID; the transaction's now() the pipeline read with its rule context, as createdAt/updatedAt),
- * so that the stored text and the columns agree (docs/performance.md, "stored event text").
+ * so that the stored text and the columns agree: the text is what every reader sends, as is.
  */
 export function eventsInsert(p: SqlParams, organization: string): string {
   const [requestId, occurredAt, ids, types, contactIds, emails, bodies] = [
@@ -33,7 +33,7 @@ export function eventsInsert(p: SqlParams, organization: string): string {
     'event_bodies',
   ].map((name) => p.add(name));
   // Only the first row queues the commit-position trigger: one organization, one statement
-  // (takes_position, migration 20261124160000_events_write_cost). FULL JOIN: texts and arrays of
+  // (takes_position): one position per transaction, not a trigger per event. FULL JOIN: texts and arrays of
   // different lengths (a text holding a newline) leave a NULL in a NOT NULL column and fail the
   // statement, instead of dropping an event. With no events the split gives one empty text and no
   // row of the arrays: that row is left out by the WHERE.
@@ -73,8 +73,8 @@ export const NO_EVENT_VALUES: readonly unknown[] = [null, null, [], [], [], [], 
 export interface FeedPageRow {
   /**
    * The chunk's place in the page (0, 1, …; null with `events`). The rows come in no particular
-   * order: the reader sorts them by it (an ORDER BY here sorted the ~550 kB of chunk rows once more
-   * after the join, and held them all until the last was made).
+   * order: the reader sorts them by it (an ORDER BY here would sort the page's chunk rows once more
+   * after the join, and hold them all until the last was made).
    */
   chunk: number | null;
   /**
@@ -108,7 +108,7 @@ export interface FeedPageRow {
  * rolled back), then returns the last position handed out. Every position of the organization at or
  * below it is then visible to any LATER statement or gone for good. Its own statement, always before
  * FEED_PAGE: a page read in the same statement would use a snapshot taken before the wait ended.
- * Holds no lock when it returns (event_horizon, migration 20261124090000_event_position_sequence).
+ * Holds no lock when it returns (the SQL function event_horizon).
  */
 export const EVENT_HORIZON = defineStatement<{ horizon: string }>({
   name: 'events.horizon',
@@ -127,24 +127,24 @@ export const EVENT_HORIZON = defineStatement<{ horizon: string }>({
  *
  * The plan is an index walk of the page's transactions only: event_commits_pkey from the place,
  * and per transaction its events by events_organization_id_xid_seq_idx (a LATERAL probe), an
- * incremental sort on seq within each position, stopped by the LIMIT (docs/performance.md).
+ * incremental sort on seq within each position, stopped by the LIMIT: a page reads about what it
+ * returns, however long the organization's feed.
  *
  * PostgreSQL joins the page: the inner query selects the rows with each event's stored JSON text
  * (events.body, rendered once by its writer: nothing is rendered here); the outer ones join them, in the page's order, into rows of 100 events (one row with
  * `events` null when the page is empty), each with the place of its last event. The service joins the chunks into
- * the body without building, parsing or serializing 1,000 row objects (docs/performance.md,
- * "Events feed"). Chunks, not one value: a text value of the whole page (~600 kB) cost PostgreSQL
- * 3–4 times the CPU of the same text in 100-event chunks (~60 kB each).
+ * the body without building, parsing or serializing 1,000 row objects. Chunks, not one value: a
+ * text value of the whole page costs PostgreSQL several times the CPU of the same text in
+ * 100-event chunks.
  *
  * The retention boundary (event_retention) comes with the page, read in the page's own snapshot:
  * the sweep deletes events and moves the boundary in one statement (EventsRepository.deleteExpired),
  * so a snapshot that misses deleted events also sees the boundary that tells it (410
- * CURSOR_EXPIRED), and no extra round trip is needed (docs/performance.md, "Events feed, third
- * pass"). The page's rows are LEFT JOINed to one row, so an empty page still answers the boundary;
+ * CURSOR_EXPIRED), and no extra round trip is needed. The page's rows are LEFT JOINed to one row, so an empty page still answers the boundary;
  * the rows are not ordered here (see `chunk`).
  *
- * It also learns a horizon for the organization's next pages, `nextHorizon` (event_horizon_if_free,
- * migration 20261124153000_event_horizon_if_free: the horizon when no commit of the organization is
+ * It also learns a horizon for the organization's next pages, `nextHorizon` (the SQL function
+ * event_horizon_if_free: the horizon when no commit of the organization is
  * in progress, else null, never waiting). Not for this page: this statement's snapshot was taken
  * before that lock was granted. The reader keeps it, so that a later page can be read up to it in
  * one round trip (EventsFeedRepository).

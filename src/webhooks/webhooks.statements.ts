@@ -6,10 +6,9 @@ import { isoTimeSql, publicEventIdSql } from '../events/events.statements';
  * second also takes fresh deliveries for their first attempt), the claim (the other attempts) and the
  * outcomes, as registered statements on the pg pool (the
  * project's form of raw SQL, docs/extending.md): all are set-based and need `SKIP LOCKED`, which
- * Prisma Client cannot express. The fan-out's were Prisma `$queryRaw`: an idle instance spent about
- * 15 ms of CPU a second on its two polling loops (docs/performance.md, "The outbox's cost"). Moving them from Prisma's
- * `$queryRaw` did not measurably change the service's CPU per delivery (0.32 ms before, 0.33–0.36
- * after, loaded machine; docs/performance.md, "Webhooks"). The event comes back as the JSON text the
+ * Prisma Client cannot express. The fan-out's run on every instance several times a second, webhooks
+ * or not, so through Prisma's `$queryRaw` an idle instance would spend CPU on its polling loops
+ * alone. The event comes back as the JSON text the
  * receiver gets (events.body, stored when the event was written): no JSON rendered per attempt.
  */
 
@@ -82,15 +81,14 @@ export interface ClaimRow {
  * A plain INSERT, no `ON CONFLICT`: the page starts after the webhook's feed position, read from
  * the row this statement holds (FOR NO KEY UPDATE: a concurrent round skips the webhook, a later
  * one reads the position this one moved), so no delivery of these events can exist yet. A
- * speculative insertion cost every delivery a probe of the unique index before the insert, a
- * speculative-insertion lock and a second WAL record (docs/performance.md, "Webhook delivery",
- * sixth pass). Were one there (a bug in moving the position), the unique index fails the round
+ * speculative insertion would cost every delivery a probe of the unique index before the insert, a
+ * speculative-insertion lock and a second WAL record. Were one there (a bug in moving the position), the unique index fails the round
  * (23505, a fault line) instead of the row being skipped silently.
  *
  * Returns three kinds of rows, their other columns null: one with how many events were read and
  * how many delivery rows inserted (for the claim); one per webhook with events leased, with its url
- * and secret; one per event leased, with its key and event (docs/performance.md, "Webhook delivery,
- * seventh pass").
+ * and secret; one per event leased, with its key and event, so that one round trip both moves the
+ * feed and hands the attempts what they send.
  */
 export const WEBHOOK_FAN_OUT = defineStatement<{ read: number | null; inserted: number | null; full: boolean | null } & { [K in Exclude<keyof ClaimRow, 'attemptCount'>]: ClaimRow[K] | null }>({
   name: 'webhooks.fan-out',

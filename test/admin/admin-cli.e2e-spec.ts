@@ -11,7 +11,7 @@ import { jsonOf, runAdmin, runAdminInProcess, type AdminRun } from './run-admin'
 // The admin commands (docs/api.md#running-and-administration) on a database of their own. What only the process shows
 // (the npm script, stdout holding nothing but the JSON, exit codes and the one stderr line of every refusal) runs as
 // child processes of the built CLI (`inChild`); what a command prints and stores is checked on the same command line run
-// in Jest's process (`admin`: test/admin/run-admin.ts, runAdminInProcess), ~0.6 CPU-s less per command.
+// in Jest's process (`admin`: test/admin/run-admin.ts, runAdminInProcess), without starting Node and Prisma per command.
 jest.setTimeout(90_000);
 
 describe('admin command line (DATABASE_URL)', () => {

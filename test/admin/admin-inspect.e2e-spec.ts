@@ -10,7 +10,7 @@ import { jsonOf, runAdmin, runAdminInProcess, type AdminRun } from './run-admin'
  * Issue #10: help, the list commands, `migrate`, one error style and an unmigrated database, on
  * databases of their own. Help and the error lines run as real processes of the built CLI; the
  * list commands and `migrate` run the same command line in Jest's process (`admin`,
- * runAdminInProcess: what they print and store, ~0.6 CPU-s less per command).
+ * runAdminInProcess: what they print and store, without starting Node and Prisma per command).
  */
 describe('admin command line: help, lists, migrate, errors', () => {
   let database: TestDatabase;

@@ -34,7 +34,7 @@ export function runAdmin(args: string[], env: Record<string, string | undefined>
 /**
  * The same command line run in Jest's process (src/admin/admin-command-line.ts, what cli.ts runs):
  * the same output, exit code and error line without starting Node, Prisma and its query compiler
- * again (~0.6 CPU-s a command). For tests that check what a command prints and stores; what only a
+ * again for every command. For tests that check what a command prints and stores; what only a
  * real process shows (stdout kept clean of library logs, the exit code the shell sees, `npm run`)
  * stays with runAdmin.
  */

@@ -25,19 +25,31 @@ function files(dir: string, keep: (name: string) => boolean): string[] {
   });
 }
 
-/** Each comment of a TypeScript or JavaScript file with its line, read by TypeScript's own scanner. */
+/**
+ * Each comment of a TypeScript or JavaScript file with its line, read from TypeScript's parse: the
+ * comments before and after every node. A bare scanner cannot tell where a template literal resumes
+ * after `${...}`, so it would lose every comment after the first such template (the SQL builders').
+ */
 function tsComments(file: string): Array<{ line: number; text: string }> {
   const text = readFileSync(file, 'utf8');
-  const scanner = ts.createScanner(ts.ScriptTarget.Latest, false, ts.LanguageVariant.Standard, text);
-  const found: Array<{ line: number; text: string }> = [];
-  const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest);
-  for (let token = scanner.scan(); token !== ts.SyntaxKind.EndOfFileToken; token = scanner.scan()) {
-    if (token === ts.SyntaxKind.SingleLineCommentTrivia || token === ts.SyntaxKind.MultiLineCommentTrivia) {
-      const { line } = source.getLineAndCharacterOfPosition(scanner.getTokenPos());
-      found.push({ line: line + 1, text: scanner.getTokenText() });
+  const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
+  const found = new Map<number, { line: number; text: string }>();
+  const add = (ranges: ts.CommentRange[] | undefined) => {
+    for (const range of ranges ?? []) {
+      if (!found.has(range.pos)) {
+        const { line } = source.getLineAndCharacterOfPosition(range.pos);
+        found.set(range.pos, { line: line + 1, text: text.slice(range.pos, range.end) });
+      }
     }
-  }
-  return found;
+  };
+  const visit = (node: ts.Node): void => {
+    add(ts.getLeadingCommentRanges(text, node.pos));
+    add(ts.getTrailingCommentRanges(text, node.end));
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  add(ts.getLeadingCommentRanges(text, source.endOfFileToken.pos));
+  return [...found.values()].sort((x, y) => x.line - y.line);
 }
 
 /** The Prisma schema's comments (`//` and `///`). */

@@ -132,7 +132,7 @@ describe('GET /api/v2/contacts: the page as sent', () => {
   });
 
   it("every page statement reads each contact's list ids index-only from the membership primary key, whose contact ids compare in byte order", async () => {
-    // docs/performance.md, "Listing contacts", seventh pass: in the database's collation each key
+    // Byte order because in the database's collation each key
     // comparison is a strcoll, and without created_at in the key each membership costs a heap fetch.
     const { org, list } = await Org.withList(app.t);
     const organizationId = org.id;

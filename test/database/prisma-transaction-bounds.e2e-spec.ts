@@ -6,9 +6,8 @@ import { createTestApp, type TestApp } from '../utils/test-app';
 /**
  * The routes' interactive Prisma transactions (list removals, deletes, suppressions, ...) follow
  * DB_CONNECT_TIMEOUT_MS and DB_STATEMENT_TIMEOUT_MS when those are above Prisma's own 2 s and 5 s
- * (src/database/prisma.service.ts). Before, Prisma's bounds held whatever was configured: under CI's
- * load, single removals racing on a few emails answered 503 after ~3 s although the test app had
- * given the pool 30 s (docs/performance.md, "CI on two Nodes").
+ * (src/database/prisma.service.ts): were Prisma's own bounds to hold whatever is configured, single
+ * removals racing on a few emails under load would answer 503 although the pool was given longer.
  */
 describe('interactive Prisma transactions: the configured bounds', () => {
   it('are Prisma\'s (2 s, 5 s) unless the configuration asks for more', () => {

@@ -17,7 +17,7 @@ describe('warm-up before listening', () => {
     const pool = t.app.get(Database).pool;
     expect(pool.totalCount).toBe(4);
     const registered = t.app.get(StatementRegistry).all().map((statement) => statement.name);
-    // The hot statements of docs/performance.md are all registered.
+    // The hot statements (the API-key lookup and the contacts pipeline's) are all registered.
     expect(registered).toEqual(
       expect.arrayContaining(['api-keys.find-by-hash', 'contacts.lock-emails', 'contacts.read-rule-context', 'contacts.write-and-store']),
     );

@@ -7,10 +7,10 @@ import { countStatements } from '../utils/statement-counter';
 import { ROOM_FOR_LOAD } from '../utils/test-app';
 
 /**
- * docs/performance.md, "Erasure": an address with more events than EVENT_REDACTION_CHUNK is
- * redacted in rounds inside the one erasure transaction, never in one statement carrying every
- * event's text (50,000 events made one ~25 MB parameter and one UPDATE past the statement timeout:
- * the erase answered 503 every time).
+ * An address with more events than EVENT_REDACTION_CHUNK is redacted in rounds inside the one
+ * erasure transaction, never in one statement carrying every event's text: with tens of thousands
+ * of events that one statement would pass the statement timeout, and the erase would answer 503
+ * every time.
  */
 describe('erasure of an address with more events than a redaction chunk', () => {
   // Three UPDATEs of up to 5,000 events each in one transaction: under CI's load one may pass the

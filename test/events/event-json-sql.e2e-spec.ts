@@ -6,11 +6,10 @@ import { useTestApp } from '../utils/test-app';
 
 /**
  * The two renderings of an event's text: renderEvent (Node, every writer) and eventJsonSql
- * (PostgreSQL; what migration 20261124190400_event_body_feed4 ran, and erasure ran until it redacted
- * in the service). Given the same `data` text they must write the same bytes: the envelope (id,
+ * (PostgreSQL; what the migration that filled events.body runs). Given the same `data` text they must write the same bytes: the envelope (id,
  * type, occurredAt, requestId and its escaping) is theirs. From jsonb `data`, PostgreSQL writes
  * data's text its own way: a space after every `:` and `,`, jsonb's key order (shorter keys first),
- * numbers in full. That is why erasure no longer renders in SQL: a redacted event's text is what
+ * numbers in full. That is why erasure does not render in SQL: a redacted event's text is what
  * renderEvent writes for the redacted event, byte for byte (the last test).
  */
 /**

@@ -199,7 +199,7 @@ describe('request and fault logs of node dist/main.js', () => {
       const worker = causeLines.filter((l) => headlineOf(l) !== 'Database unavailable');
       expect(worker.map(headlineOf).filter((h) => !/^(Webhook fan-out failed|Webhook take-over failed|Webhook claim failed|Recording webhook attempts failed)$/.test(h))).toEqual([]);
       // Every line names its cause: also node-postgres' "Client has encountered a connection error"
-      // (a pooled connection broken between checkout and query when the server stops): probe10.
+      // (a pooled connection broken between checkout and query when the server stops).
       expect(causeLines.filter((l) => l.cause === 'unclassified')).toEqual([]);
       expect(faults.length).toBeGreaterThan(0);
       expect(faults.length).toBeLessThan(30);

@@ -23,8 +23,8 @@ export interface ListingPageText {
 
 /**
  * Up to this many contacts matching `updatedSince` are gathered through the (organization_id,
- * updated_at) index and sorted; beyond it, a page walks email order instead (docs/performance.md,
- * "Listing contacts": both cost about the same there at 1,000,000 contacts).
+ * updated_at) index and sorted; beyond it, a page walks email order instead, which from about
+ * this many matches on costs no more than gathering and sorting them.
  */
 export const GATHER_UPDATED_MAX = 30_000;
 
@@ -57,8 +57,7 @@ export function possibleDrivers(filters: ListingQuery['filters']): ListingDriver
  * combine).
  *
  * The page itself is a registered statement on the pg pool (listing.statements.ts), not Prisma
- * Client, because a page of 1,000 is hot (docs/performance.md, "Listing contacts", fourth pass):
- * PostgreSQL renders the contacts as JSON text in chunks of 100, so no row objects are built,
+ * Client, because a page of 1,000 is hot: PostgreSQL renders the contacts as JSON text in chunks of 100, so no row objects are built,
  * decoded or serialized here; it also checks `listId` (no round trip of its own). The choice of walk
  * stays on Prisma Client.
  */

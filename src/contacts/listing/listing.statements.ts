@@ -3,9 +3,9 @@ import { isoTimeSql } from '../../events/events.statements';
 import { STANDARD_FIELD_COLUMNS } from '../contacts.statements';
 
 /**
- * The page of GET /api/v2/contacts as registered statements on the pg pool (docs/performance.md,
- * "Listing contacts", fourth pass: a page of 1,000 is hot; through Prisma the service spent 22–36 ms
- * of CPU a page decoding rows and serializing the answer). PostgreSQL renders the page's contacts as
+ * The page of GET /api/v2/contacts as registered statements on the pg pool: a page of 1,000 is
+ * hot, and through Prisma most of its CPU would go to decoding rows and serializing the answer.
+ * PostgreSQL renders the page's contacts as
  * JSON text, in chunks of 100, and the controller writes the chunks as they are (as the events feed
  * does, events.statements.ts FEED_PAGE).
  *
@@ -86,11 +86,11 @@ class Params {
  *
  * The list ids: an index-only scan of the membership primary key (contact_id, list_id) INCLUDE
  * (created_at), then a sort of the contact's few memberships into membership order. Both contact id
- * columns have the "C" collation (migration 20261124194500), so the descents compare bytes (memcmp),
- * not strcoll under the database's locale. No aggregate: an ARRAY() subquery (an empty one is `[]`).
- * Seventh pass, docs/performance.md (the sixth used an extra index in byte order, which every
- * membership insert paid for); one grouped scan of the page's memberships instead of a lookup per
- * contact measured the same.
+ * columns have the "C" collation (set in SQL: the Prisma schema cannot express it), so the descents
+ * compare bytes (memcmp), not strcoll under the database's locale. No aggregate: an ARRAY() subquery
+ * (an empty one is `[]`). The primary key serves it, so no extra index in byte order costs every
+ * membership insert; one grouped scan of the page's memberships instead of a lookup per contact
+ * costs the same.
  */
 const CONTACT_JSON = `'{"id":' || to_json(p.id)::text
       || ',"email":' || to_json(p.email)::text
@@ -110,12 +110,11 @@ const CONTACT_JSON = `'{"id":' || to_json(p.id)::text
  * Never a parallel plan: `pg_current_xact_id_if_assigned()` is PARALLEL UNSAFE, and a statement
  * that names one is never planned parallel (PostgreSQL's "When Can Parallel Query Be Used?"; the
  * check reads the statement as written, before `… OR true` is folded away, so the call is never
- * made). This replaces the third pass's `SET LOCAL max_parallel_workers_per_gather = 0`, which
- * needed a transaction (BEGIN, SET LOCAL, COMMIT: three more round trips); here a page is one
- * statement on the pool. A page reads a few thousand buffers in index order; a Gather (Merge) adds
- * worker processes that start cold and took 200–470 ms to start under load. At 1,000,000 contacts
- * the gathered `updatedSince` joined with a list or the suppressions was planned parallel without
- * the call (docs/performance.md, "Listing contacts": third and fourth passes);
+ * made). Unlike `SET LOCAL max_parallel_workers_per_gather = 0`, which needs a transaction (BEGIN,
+ * SET LOCAL, COMMIT: three more round trips), a page stays one statement on the pool. A page reads
+ * a few thousand buffers in index order; a Gather (Merge) adds worker processes that start cold,
+ * slower under load than the whole page. On a large organization the gathered `updatedSince` joined
+ * with a list or the suppressions would be planned parallel without the call;
  * test/contacts/listing-page.e2e-spec.ts checks both.
  */
 function rendered(page: string, limit: string, listFound: string | null): string {
@@ -153,7 +152,7 @@ function pageStatement(variant: Variant): ListingStatement {
   // rejects is dropped before its contact is read). OFFSET 0 keeps each EXISTS a per-row probe:
   // without it the planner may turn it into a join that reads every match after the cursor
   // (a hash of the list's members or of the suppressions) and sorts them, which it did whenever
-  // its estimates said the filters were sparse (docs/performance.md, "Listing contacts": third pass).
+  // its estimates say the filters are sparse, which they cannot judge for filters combined.
   const listProbe = (keys: { id?: string; email: string }) =>
     keys.id
       ? `EXISTS (SELECT 1 FROM list_memberships lm WHERE lm.contact_id = ${keys.id} AND lm.list_id = ${p.$('listId')} OFFSET 0)`
