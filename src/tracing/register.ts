@@ -1,3 +1,4 @@
+import { processLogger } from '../logging/process-log';
 import { tracingSettings, TracingSettingsError } from './tracing-settings';
 
 let provider: { shutdown(): Promise<void> } | undefined;
@@ -13,9 +14,9 @@ try {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   if (settings.enabled) provider = (require('./start-tracing') as typeof import('./start-tracing')).startTracing(settings);
 } catch (error) {
-  // Like any bad configuration value: one line naming the variable, exit 1.
+  // Like any bad configuration value: one line naming the variable (in the one JSON format), exit 1.
   if (!(error instanceof TracingSettingsError)) throw error;
-  console.error(`Invalid configuration: ${error.message}`);
+  processLogger('fatal', 2).fatal(`Invalid configuration: ${error.message}`);
   process.exit(1);
 }
 
