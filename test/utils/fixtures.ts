@@ -1,4 +1,5 @@
 import { PrismaPg } from '@prisma/adapter-pg';
+import type { Client } from 'pg';
 import { generateApiKey } from '../../src/auth/api-key';
 import { type Scope, toPrismaScope } from '../../src/auth/scope-names';
 import { PrismaClient, type CustomFieldType, type SuppressionReason } from '../../src/generated/prisma/client';
@@ -85,4 +86,19 @@ export async function createCustomField(
 
 export async function suppress(prisma: PrismaService, organizationId: string, email: string, reason: SuppressionReason) {
   return prisma.suppression.create({ data: { organizationId, email, reason } });
+}
+
+/**
+ * `contact.created` events for contacts `<prefix><g>`, g from `from` to `to`, committed in one
+ * statement as the write paths make them (body included): a webhook backlog without the API's cost.
+ */
+export async function insertContactEvents(pg: Pick<Client, 'query'>, orgId: string, prefix: string, from: number, to: number): Promise<void> {
+  await pg.query(
+    `INSERT INTO events (organization_id, id, type, contact_id, body)
+     SELECT $1, u.id, 'contact.created', $4::text || u.g,
+       '{"id":"evt_' || replace(u.id::text, '-', '') || '","type":"contact.created","occurredAt":"2026-11-24T00:00:00.000Z","requestId":null,'
+         || '"data":{"contact":{"id":"' || $4::text || u.g || '"}}}'
+     FROM (SELECT g, gen_random_uuid() AS id FROM generate_series($2::int, $3::int) g) u`,
+    [orgId, from, to, prefix],
+  );
 }

@@ -15,6 +15,7 @@ import { EventsRepository } from '../../src/events/events.repository';
 import { Org } from '../contract/helpers';
 import { adminKey } from '../contract/lifecycle-helpers';
 import { waitUntil } from '../utils/run-service';
+import { insertContactEvents } from '../utils/fixtures';
 import { createTestApp, type TestApp } from '../utils/test-app';
 
 jest.setTimeout(90_000);
@@ -82,16 +83,7 @@ describe('fair delivery between organizations', () => {
       const a = await webhookOf(slow.url);
       const b = await webhookOf(fast.url);
       // A's backlog, committed in 20 transactions, as the write paths make events.
-      for (let from = 0; from < BACKLOG; from += 100) {
-        await pg.query(
-          `INSERT INTO events (organization_id, id, type, contact_id, body)
-           SELECT $1, u.id, 'contact.created', 'a' || u.g,
-             '{"id":"evt_' || replace(u.id::text, '-', '') || '","type":"contact.created","occurredAt":"2026-11-24T00:00:00.000Z","requestId":null,'
-               || '"data":{"contact":{"id":"a' || u.g || '"}}}'
-           FROM (SELECT g, gen_random_uuid() AS id FROM generate_series($2::int, $3::int) g) u`,
-          [a, from, from + 99],
-        );
-      }
+      for (let from = 0; from < BACKLOG; from += 100) await insertContactEvents(pg, a, 'a', from, from + 99);
       await waitUntil("A's receiver holds a full share", () => slow.maxOpen() >= 64, 20_000);
 
       const committed = new Map<string, number>();

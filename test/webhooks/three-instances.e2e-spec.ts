@@ -6,7 +6,7 @@
  */
 import { Client } from 'pg';
 import request from 'supertest';
-import { createOrgOn } from '../utils/fixtures';
+import { createOrgOn, insertContactEvents } from '../utils/fixtures';
 import { freePort, isListening } from '../utils/net';
 import { type ServiceProcess, startService, waitUntil } from '../utils/run-service';
 import { createTestDatabase, type TestDatabase } from '../utils/test-database';
@@ -58,16 +58,7 @@ describe('three instances share webhook delivery', () => {
   /** `n` events in `transactions` commits, as the write paths make them. */
   async function writeEvents(orgId: string, n: number, transactions: number): Promise<void> {
     const per = Math.ceil(n / transactions);
-    for (let from = 0; from < n; from += per) {
-      await pg.query(
-        `INSERT INTO events (organization_id, id, type, contact_id, body)
-         SELECT $1, u.id, 'contact.created', 'c' || u.g,
-           '{"id":"evt_' || replace(u.id::text, '-', '') || '","type":"contact.created","occurredAt":"2026-11-24T00:00:00.000Z","requestId":null,'
-             || '"data":{"contact":{"id":"c' || u.g || '"}}}'
-         FROM (SELECT g, gen_random_uuid() AS id FROM generate_series($2::int, $3::int) g) u`,
-        [orgId, from, Math.min(n, from + per) - 1],
-      );
-    }
+    for (let from = 0; from < n; from += per) await insertContactEvents(pg, orgId, 'c', from, Math.min(n, from + per) - 1);
   }
 
   it('delivers every event, each attempt made by exactly one instance', async () => {
