@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
 import { isStorableText } from '../common/storable-text';
-import { arrayLiteral } from '../database/array-literal';
 import { Database } from '../database/database';
 import { PrismaService } from '../database/prisma.service';
 import { Prisma } from '../generated/prisma/client';
@@ -371,18 +370,17 @@ export class WebhooksRepository {
    */
   async complete(outcomes: AttemptOutcome[]): Promise<number> {
     if (outcomes.length === 0) return 0;
-    // Array literals (arrayLiteral), not JS arrays: pg's own conversion of the nine costs CPU on every delivery.
     const rows = await this.database.run(WEBHOOK_COMPLETE, [
-      arrayLiteral(outcomes.map((o) => o.webhookId)),
-      arrayLiteral(outcomes.map((o) => o.position)),
-      arrayLiteral(outcomes.map((o) => o.seq)),
-      arrayLiteral(outcomes.map((o) => o.leaseToken)),
-      arrayLiteral(outcomes.map((o) => o.state)),
-      arrayLiteral(outcomes.map((o) => o.delayMs)),
-      arrayLiteral(outcomes.map((o) => o.at)),
-      arrayLiteral(outcomes.map((o) => o.status)),
-      arrayLiteral(outcomes.map((o) => o.error)),
-      arrayLiteral(outcomes.map((o) => (o.fresh ? 't' : 'f'))),
+      outcomes.map((o) => o.webhookId),
+      outcomes.map((o) => o.position),
+      outcomes.map((o) => o.seq),
+      outcomes.map((o) => o.leaseToken),
+      outcomes.map((o) => o.state),
+      outcomes.map((o) => o.delayMs),
+      outcomes.map((o) => o.at),
+      outcomes.map((o) => o.status),
+      outcomes.map((o) => o.error),
+      outcomes.map((o) => o.fresh),
     ]);
     return rows[0]?.recorded ?? 0;
   }
