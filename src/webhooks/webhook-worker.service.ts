@@ -100,6 +100,8 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly claimBatch: number;
   /** The last claim took as many as it asked for: more may be due as soon as slots free up. */
   private moreDue = false;
+  /** The last claim was held by the reserve: a webhook beyond its share may have more due once a batch of slots above the reserve is free. */
+  private moreDueBeyondShare = false;
   /** When the claim loop last took over ended lease records (TAKE_OVER_EVERY_MS). */
   private lastTakeOver = 0;
   /** The fan-out loop waits for attempt slots (slotsSignal): an attempt's end that frees enough of them wakes it. */
@@ -113,6 +115,13 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly perWebhookCap: number;
   /** Webhooks that reached the cap here: more of theirs may be due once enough of their attempts end. */
   private readonly capped = new Set<string>();
+  /**
+   * Free slots that only webhooks under their share may take (`claimBatch`): a webhook goes beyond
+   * its share while no other has due work, and another's due work still finds a batch of slots.
+   */
+  private readonly reserve: number;
+  /** Webhooks with more attempts in flight here than their share. */
+  private beyondShare = 0;
   /** One per attempt in flight: drain stops those still under way when the shutdown window ends. */
   private readonly stops = new Set<AbortController>();
   private draining: Promise<void> | undefined;
@@ -129,6 +138,7 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
     this.agent = webhookAgent(() => addresses.policy());
     this.claimBatch = Math.min(config.WEBHOOK_CONCURRENCY, Math.max(16, Math.floor(config.WEBHOOK_CONCURRENCY / 4)));
     this.perWebhookCap = Math.min(config.WEBHOOK_MAX_IN_FLIGHT_PER_WEBHOOK, config.WEBHOOK_CONCURRENCY);
+    this.reserve = this.claimBatch;
   }
 
   onApplicationBootstrap(): void {
@@ -191,7 +201,7 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
    */
   private async fanOutLoop(): Promise<void> {
     while (this.running) {
-      if (this.inFlight > 0 && this.freeSlots() < this.claimBatch) await this.slotsFreed();
+      if (this.inFlight > 0 && this.freeSlots() < this.roundSlots()) await this.slotsFreed();
       if (!this.running) break;
       try {
         const { full, inserted, taken } = await this.oneStatementAtATime(() => {
@@ -241,6 +251,8 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
         for (const delivery of claimed) this.start(delivery);
         // A full batch: more may be due; take them as soon as slots free up (an attempt's end wakes this loop).
         this.moreDue = free > 0 && claimed.length === free;
+        // Held by the reserve: a webhook beyond its share may have more, taken when a batch above the reserve is free.
+        this.moreDueBeyondShare = !this.moreDue && claimed.length > 0 && claimed.length >= free - this.reserve;
         if (this.moreDue) continue;
       }
       await this.claimSignal.sleep(this.config.WEBHOOK_POLL_MS);
@@ -254,7 +266,15 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
     this.faults.report(named, `${faultMessage(error)}${note}`, headline);
   }
 
-  /** Until `claimBatch` attempt slots are free (an attempt's end wakes it), or WEBHOOK_POLL_MS. */
+  /**
+   * Free slots worth a fan-out round: `claimBatch`, and while a webhook is beyond its share here
+   * (the likely taker of the round's slots) a batch above the reserve.
+   */
+  private roundSlots(): number {
+    return this.beyondShare > 0 ? Math.min(this.claimBatch + this.reserve, this.config.WEBHOOK_CONCURRENCY) : this.claimBatch;
+  }
+
+  /** Until `roundSlots()` attempt slots are free (an attempt's end wakes it), or WEBHOOK_POLL_MS. */
   private async slotsFreed(): Promise<void> {
     this.awaitingSlots = true;
     try {
@@ -287,7 +307,7 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
 
   /** What the fan-out and the claim may take per webhook: read when the statement is sent. */
   private share(): AttemptShare {
-    return { cap: this.perWebhookCap, inFlight: this.inFlightByWebhook };
+    return { cap: this.perWebhookCap, reserve: this.reserve, inFlight: this.inFlightByWebhook };
   }
 
   private freeSlots(): number {
@@ -301,6 +321,7 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
     const inFlight = (this.inFlightByWebhook.get(webhookId) ?? 0) + 1;
     this.inFlightByWebhook.set(webhookId, inFlight);
     if (inFlight >= this.perWebhookCap) this.capped.add(webhookId);
+    if (inFlight === this.perWebhookCap + 1) this.beyondShare++;
     this.attempt(delivery)
       .catch((error: unknown) => this.crashed(error))
       .finally(() => this.ended(webhookId));
@@ -344,14 +365,16 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
     const left = (this.inFlightByWebhook.get(webhookId) ?? 1) - 1;
     if (left === 0) this.inFlightByWebhook.delete(webhookId);
     else this.inFlightByWebhook.set(webhookId, left);
+    if (left === this.perWebhookCap) this.beyondShare--;
     // A webhook held at its cap: claim again once a quarter of its share is free (not at every attempt's end).
     if (this.capped.has(webhookId) && left <= this.perWebhookCap - Math.max(1, Math.floor(this.perWebhookCap / 4))) {
       this.capped.delete(webhookId);
       this.claimSignal.wake();
       this.fanOutSignal.wake();
     }
-    if (this.moreDue && (this.config.WEBHOOK_CONCURRENCY - this.inFlight === this.claimBatch || this.inFlight === 0)) this.claimSignal.wake();
-    if (this.awaitingSlots && this.freeSlots() >= this.claimBatch) this.slotsSignal.wake();
+    if (this.moreDue && (this.freeSlots() === this.claimBatch || this.inFlight === 0)) this.claimSignal.wake();
+    if (this.moreDueBeyondShare && this.freeSlots() === Math.min(this.claimBatch + this.reserve, this.config.WEBHOOK_CONCURRENCY)) this.claimSignal.wake();
+    if (this.awaitingSlots && this.freeSlots() >= this.roundSlots()) this.slotsSignal.wake();
     if (this.inFlight === 0 && this.allEnded) {
       this.allEnded();
       this.allEnded = undefined;

@@ -65,16 +65,19 @@ function claimed(row: ClaimRow, leaseToken: string, fresh: boolean): ClaimedDeli
 }
 
 /**
- * An instance's attempts in flight per webhook, and the cap on them
- * (WEBHOOK_MAX_IN_FLIGHT_PER_WEBHOOK): what the fan-out and the claim may take for each webhook.
+ * An instance's attempts in flight per webhook, each webhook's share of its attempt slots
+ * (WEBHOOK_MAX_IN_FLIGHT_PER_WEBHOOK) and the reserve: what the fan-out and the claim may take for
+ * each webhook. A webhook takes slots up to its share, and beyond it only while `reserve` slots
+ * stay free for the webhooks under their share.
  */
 export interface AttemptShare {
   cap: number;
+  reserve: number;
   inFlight: ReadonlyMap<string, number>;
 }
 
-/** No cap (the largest int the statements take), nothing in flight. */
-const UNCAPPED: AttemptShare = { cap: 2_147_483_647, inFlight: new Map() };
+/** No cap (the largest int the statements take), no reserve, nothing in flight. */
+const UNCAPPED: AttemptShare = { cap: 2_147_483_647, reserve: 0, inFlight: new Map() };
 
 export interface AttemptOutcome extends DeliveryKey {
   leaseToken: string;
@@ -289,6 +292,7 @@ export class WebhooksRepository {
       [...share.inFlight.keys()],
       [...share.inFlight.values()],
       bounded,
+      share.reserve,
     ]);
     let read = 0;
     let inserted = 0;
@@ -359,7 +363,7 @@ export class WebhooksRepository {
    * each webhook at most its share (`share`), the least-loaded organizations and webhooks first.
    */
   async claim(owner: string, leaseToken: string, leaseSeconds: number, limit: number, share: AttemptShare = UNCAPPED): Promise<ClaimedDelivery[]> {
-    const rows = await this.database.run(WEBHOOK_CLAIM, [owner, leaseToken, leaseSeconds, limit, share.cap, [...share.inFlight.keys()], [...share.inFlight.values()]]);
+    const rows = await this.database.run(WEBHOOK_CLAIM, [owner, leaseToken, leaseSeconds, limit, share.cap, [...share.inFlight.keys()], [...share.inFlight.values()], share.reserve]);
     return rows.map((row) => claimed(row, leaseToken, false));
   }
 

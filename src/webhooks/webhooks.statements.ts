@@ -101,8 +101,8 @@ export const WEBHOOK_FAN_OUT = defineStatement<{ read: number | null; inserted: 
       ), load AS (
         SELECT * FROM unnest($9::text[], $10::int[]) AS l(webhook_id, n)
       ), bound AS (
-        -- each webhook's page: its share of the free slots while they are being leased ($11), else the whole page
-        SELECT w.*, CASE WHEN $11::boolean THEN least($3::int, greatest($8::int - coalesce(l.n, 0), 0)) ELSE $3::int END AS share
+        -- each webhook's page while slots are being leased ($11): its share, or the free slots above the reserve $12 when more; else the whole page
+        SELECT w.*, CASE WHEN $11::boolean THEN least($3::int, greatest($8::int - coalesce(l.n, 0), $4::int - $12::int, 0)) ELSE $3::int END AS share
         FROM w LEFT JOIN load l ON l.webhook_id = w.id
       ), page AS (
         SELECT w.id AS webhook_id, w.types, w.share, ev.* FROM bound w CROSS JOIN LATERAL (
@@ -129,10 +129,12 @@ export const WEBHOOK_FAN_OUT = defineStatement<{ read: number | null; inserted: 
         SELECT p.*, CASE WHEN p.free THEN coalesce(l.n, 0)
           + count(*) FILTER (WHERE p.free) OVER (PARTITION BY p.webhook_id ORDER BY p.position, p.seq ROWS UNBOUNDED PRECEDING) END AS webhook_load
         FROM wanted p LEFT JOIN load l ON l.webhook_id = p.webhook_id
-      ), taken AS (
-        SELECT *, coalesce(webhook_load <= $8::int
-          AND row_number() OVER (ORDER BY webhook_load <= $8::int DESC NULLS LAST, webhook_load, position, seq, webhook_id) <= $4::int, false) AS leased
+      ), ordered AS (
+        SELECT *, row_number() OVER (ORDER BY webhook_load <= $8::int DESC NULLS LAST, webhook_load, position, seq, webhook_id) AS rank
         FROM ranked
+      ), taken AS (
+        SELECT *, webhook_load IS NOT NULL AND (webhook_load <= $8::int OR rank <= $4::int - $12::int) AND rank <= $4::int AS leased
+        FROM ordered
       ), lease AS (
         INSERT INTO webhook_leases (webhook_id, token, leased_by, leased_at, expires_at, positions, seqs, contact_ids, open)
         SELECT webhook_id, $6::text, $5::text, now(), now() + make_interval(secs => $7::int),
@@ -158,7 +160,7 @@ export const WEBHOOK_FAN_OUT = defineStatement<{ read: number | null; inserted: 
       SELECT NULL, NULL, NULL, t.webhook_id, NULL, NULL, t.position::text, t.seq::text, ${publicEventIdSql('e.id')}, e.body
       FROM taken t JOIN events e ON e.seq = t.seq WHERE t.leased`,
   columns: ['read', 'inserted', 'full', 'webhookId', 'url', 'secret', 'position', 'seq', 'eventId', 'body'],
-  sample: () => [[], [], 1, 0, 'warm-up', 'warm-up', 30, 1, [], [], false],
+  sample: () => [[], [], 1, 0, 'warm-up', 'warm-up', 30, 1, [], [], false, 0],
 });
 
 /**
@@ -218,25 +220,35 @@ export const WEBHOOK_TAKE_OVER = defineStatement<{ leases: number; deliveries: n
  */
 export const WEBHOOK_CLAIM = defineStatement<ClaimRow>({
   name: 'webhooks.claim',
-  text: `WITH held AS MATERIALIZED (
+  text: `WITH RECURSIVE held AS MATERIALIZED (
         SELECT l.webhook_id, u.contact_id FROM webhook_leases l CROSS JOIN LATERAL unnest(l.contact_ids) AS u(contact_id)
         WHERE u.contact_id IS NOT NULL
       ), load AS (
         SELECT * FROM unnest($6::text[], $7::int[]) AS l(webhook_id, n)
+      ), org_load AS (
+        SELECT w.organization_id, sum(l.n)::int AS n FROM load l JOIN webhooks w ON w.id = l.webhook_id GROUP BY w.organization_id
+      ), pending_hooks AS (
+        -- a skip scan of the pending index: each webhook with pending deliveries and its earliest, one probe each
+        (SELECT d.webhook_id, d.next_attempt_at FROM webhook_deliveries d WHERE d.state = 'pending' ORDER BY d.webhook_id, d.next_attempt_at LIMIT 1)
+        UNION ALL
+        SELECT x.webhook_id, x.next_attempt_at FROM pending_hooks p CROSS JOIN LATERAL (
+          SELECT d.webhook_id, d.next_attempt_at FROM webhook_deliveries d WHERE d.state = 'pending' AND d.webhook_id > p.webhook_id
+          ORDER BY d.webhook_id, d.next_attempt_at LIMIT 1
+        ) x
       ), hooks AS MATERIALIZED (
-        SELECT * FROM (
-          SELECT w.id, w.organization_id, coalesce(l.n, 0) AS n, sum(coalesce(l.n, 0)) OVER (PARTITION BY w.organization_id) AS org_n
-          FROM webhooks w LEFT JOIN load l ON l.webhook_id = w.id
-          WHERE w.enabled
-        ) x WHERE x.n < $5::int
+        SELECT w.id, w.organization_id, coalesce(l.n, 0) AS n, coalesce(o.n, 0) AS org_n
+        FROM pending_hooks p JOIN webhooks w ON w.id = p.webhook_id
+        LEFT JOIN load l ON l.webhook_id = w.id LEFT JOIN org_load o ON o.organization_id = w.organization_id
+        WHERE p.next_attempt_at <= now() AND w.enabled AND (coalesce(l.n, 0) < $5::int OR $4::int > $8::int)
       ), candidates AS (
-        SELECT h.organization_id, h.n, h.org_n, true AS lost, d.* FROM hooks h CROSS JOIN LATERAL (
+        SELECT w.organization_id, coalesce(l.n, 0) AS n, coalesce(o.n, 0) AS org_n, true AS lost, d.* FROM (
           SELECT d.webhook_id, d.position, d.seq, d.event_seq, d.next_attempt_at FROM webhook_deliveries d
-          WHERE d.webhook_id = h.id AND d.state = 'leased' AND d.next_attempt_at <= now()
+          WHERE d.state = 'leased' AND d.next_attempt_at <= now() AND EXISTS (SELECT 1 FROM webhooks x WHERE x.id = d.webhook_id AND x.enabled)
           ORDER BY d.next_attempt_at
-          LIMIT least($5::int - h.n, $4::int)
+          LIMIT $4::int
           FOR UPDATE OF d SKIP LOCKED
-        ) d
+        ) d JOIN webhooks w ON w.id = d.webhook_id
+        LEFT JOIN load l ON l.webhook_id = w.id LEFT JOIN org_load o ON o.organization_id = w.organization_id
         UNION ALL
         SELECT h.organization_id, h.n, h.org_n, false, d.* FROM hooks h CROSS JOIN LATERAL (
           SELECT d.webhook_id, d.position, d.seq, d.event_seq, d.next_attempt_at FROM webhook_deliveries d
@@ -248,7 +260,7 @@ export const WEBHOOK_CLAIM = defineStatement<ClaimRow>({
               -- a hashed subplan, as in the fan-out: the lease records' contacts read once per statement
               AND (d.webhook_id, d.contact_id) NOT IN (SELECT webhook_id, contact_id FROM held)))
           ORDER BY d.next_attempt_at
-          LIMIT least($5::int - h.n, $4::int)
+          LIMIT least(greatest($5::int - h.n, $4::int - $8::int), $4::int)
           FOR UPDATE OF d SKIP LOCKED
         ) d
       ), by_webhook AS (
@@ -256,11 +268,13 @@ export const WEBHOOK_CLAIM = defineStatement<ClaimRow>({
         FROM candidates c
       ), by_organization AS (
         SELECT b.*, b.org_n + row_number() OVER (PARTITION BY b.organization_id ORDER BY b.webhook_load, b.lost DESC, b.next_attempt_at) AS organization_load
-        FROM by_webhook b WHERE b.webhook_load <= $5::int
+        FROM by_webhook b
+      ), ranked AS (
+        SELECT b.*, row_number() OVER (ORDER BY b.webhook_load > $5::int, b.organization_load, b.lost DESC, b.next_attempt_at) AS rank
+        FROM by_organization b
       ), taken AS (
-        SELECT webhook_id, position, seq, event_seq FROM by_organization
-        ORDER BY organization_load, lost DESC, next_attempt_at
-        LIMIT $4::int
+        SELECT webhook_id, position, seq, event_seq FROM ranked
+        WHERE rank <= $4::int AND (webhook_load <= $5::int OR rank <= $4::int - $8::int)
       )
       UPDATE webhook_deliveries d SET
         attempts = CASE WHEN d.lease_token IS NULL THEN d.attempts ELSE d.attempts || jsonb_build_array(jsonb_build_object(
@@ -276,7 +290,7 @@ export const WEBHOOK_CLAIM = defineStatement<ClaimRow>({
       RETURNING d.position::text AS position, d.seq::text AS seq, d.webhook_id AS "webhookId", d.attempt_count AS "attemptCount", w.url, w.secret,
         ${publicEventIdSql('e.id')} AS "eventId", e.body`,
   columns: ['position', 'seq', 'webhookId', 'attemptCount', 'url', 'secret', 'eventId', 'body'],
-  sample: () => ['warm-up', 'warm-up', 30, 0, 1, [], []],
+  sample: () => ['warm-up', 'warm-up', 30, 0, 1, [], [], 0],
 });
 
 /**
