@@ -85,8 +85,9 @@ const envSchema = z.object({
   /** Attempts one instance makes at the same time. */
   WEBHOOK_CONCURRENCY: positiveInt.default(256),
   /**
-   * Attempts one instance makes at the same time to one webhook: its share of WEBHOOK_CONCURRENCY,
-   * so that one webhook's backlog (a slow or failing receiver) never takes every slot.
+   * One webhook's share of an instance's WEBHOOK_CONCURRENCY: beyond it, a webhook takes only free
+   * slots above a reserve kept for webhooks under their share, so that one webhook's backlog (a slow
+   * or failing receiver) never holds up another's deliveries.
    */
   WEBHOOK_MAX_IN_FLIGHT_PER_WEBHOOK: positiveInt.default(64),
   /** A webhook without a single success for this long is disabled (contract 14: 24 hours). */

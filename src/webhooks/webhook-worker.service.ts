@@ -62,9 +62,11 @@ const GONE_MEMORY_MS = 10_000;
  * that dies leaves it to another when the lease ends (a webhook's ended leases are taken before its
  * other due deliveries).
  *
- * Fair shares: each webhook has at most WEBHOOK_MAX_IN_FLIGHT_PER_WEBHOOK attempts in flight here,
- * and the fan-out and the claim hand free slots to the least-loaded organizations and webhooks
- * first (WEBHOOK_CLAIM), so one webhook's backlog never holds up another's deliveries.
+ * Fair shares: each webhook's share is WEBHOOK_MAX_IN_FLIGHT_PER_WEBHOOK attempts in flight here;
+ * beyond it a webhook takes only free slots above the reserve, which stays for webhooks under
+ * their share, and the fan-out and the claim hand free slots to the least-loaded organizations
+ * and webhooks first (WEBHOOK_CLAIM): one webhook's backlog never holds up another's deliveries,
+ * and a webhook alone uses every slot but the reserve.
  *
  * Two loops, each with its own wake-ups (their statements run one at a time: oneStatementAtATime): the fan-out loop reads the feed
  * into deliveries (every WEBHOOK_POLL_MS, at once again while pages come back full), starts the
@@ -188,15 +190,15 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
   /**
    * Feed -> deliveries: at once again while a webhook's page comes back full, else every
    * WEBHOOK_POLL_MS (and when a capped webhook's share frees up). A round reads only as many events
-   * per webhook as its share of the free attempt slots (up to WEBHOOK_MAX_IN_FLIGHT_PER_WEBHOOK in
-   * flight; the rest stay in the feed for the next round): they are all taken under
+   * per webhook as it may take (its share, or the free slots above the reserve; the rest stay in
+   * the feed for the next round): they are all taken under
    * the round's lease record, each written once (its row inserted with its outcome), instead of
    * the rest being inserted for the claim, which writes each of them three times (insert, lease,
-   * outcome; and costs a statement). With fewer than `claimBatch` slots free
+   * outcome; and costs a statement). With fewer than `roundSlots()` slots free
    * while attempts are under way, a round first waits for attempts to end (at most WEBHOOK_POLL_MS):
    * the round after a full page used to find the slots its predecessor had just filled still taken,
-   * and inserted its page for the claim. When the slots stay taken for the whole wait (a backlog:
-   * a slow receiver, more events than slots), it reads full pages for the claim, so the deliveries
+   * and inserted its page for the claim. When fewer than `claimBatch` are free after the whole wait
+   * (a backlog: a slow receiver, more events than slots), it reads full pages for the claim, so the deliveries
    * log and the oldest-undelivered metric show the backlog that waits for slots.
    */
   private async fanOutLoop(): Promise<void> {

@@ -268,8 +268,8 @@ export class WebhooksRepository {
    * then, in a new snapshot, the events up to each organization's horizon. An organization left out of the first has nothing visible to read
    * yet; the next round looks again. Up to `lease.limit` of the new deliveries come back already
    * taken for an attempt (as `claim` takes them: WEBHOOK_FAN_OUT), the rest wait for a claim.
-   * `bounded`: each webhook's page is at most its share (what brings its attempts in flight to the
-   * cap), the rest of its events left in the feed for the next round; `full` says whether some
+   * `bounded`: each webhook's page is at most what it may take (its share, or the free slots above
+   * the reserve when more), the rest of its events left in the feed for the next round; `full` says whether some
    * webhook's page came back full (more is waiting: go again at once).
    */
   async fanOut(
@@ -360,7 +360,8 @@ export class WebhooksRepository {
   /**
    * Takes up to `limit` due deliveries for one attempt each, leased for `leaseSeconds`
    * (WEBHOOK_CLAIM, webhooks.statements.ts: SKIP LOCKED, per-contact order, lost attempts logged),
-   * each webhook at most its share (`share`), the least-loaded organizations and webhooks first.
+   * each webhook its share (`share`) first, the least-loaded organizations and webhooks first, then
+   * slots above the reserve.
    */
   async claim(owner: string, leaseToken: string, leaseSeconds: number, limit: number, share: AttemptShare = UNCAPPED): Promise<ClaimedDelivery[]> {
     const rows = await this.database.run(WEBHOOK_CLAIM, [owner, leaseToken, leaseSeconds, limit, share.cap, [...share.inFlight.keys()], [...share.inFlight.values()], share.reserve]);

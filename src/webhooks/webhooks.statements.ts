@@ -67,9 +67,10 @@ export interface ClaimRow {
  * instance is taking (SKIP LOCKED), at most $3 per webhook; each webhook's feed position moves past
  * them (a data-modifying CTE runs whether or not it is read).
  *
- * Up to $4 of them are taken at once for their first attempt by owner $5, for $7 seconds (each
- * webhook's share: at most what brings its attempts in flight here, $9/$10, to the per-webhook cap
- * $8, the least-loaded webhooks first, then commit order): not as
+ * Up to $4 of them are taken at once for their first attempt by owner $5, for $7 seconds: each
+ * webhook up to its share (what brings its attempts in flight here, $9/$10, to the per-webhook
+ * share $8), the least-loaded webhooks first, then commit order; beyond shares only while $12 of
+ * the $4 free slots stay free (the reserve, for webhooks under their share). Not as
  * delivery rows but as one lease record per webhook (webhook_leases, token $6) naming them. Their
  * delivery rows are inserted when their attempts end, with the outcome (WEBHOOK_COMPLETE): a
  * delivered event is written once, its row in the primary key only (not in the pending indexes).
@@ -209,14 +210,17 @@ export const WEBHOOK_TAKE_OVER = defineStatement<{ leases: number; deliveries: n
  * contact is pending or leased for the same webhook, or is in one of its lease records (per-contact
  * commit order).
  *
- * Fair shares: $6/$7 are this instance's attempts in flight per webhook; a webhook with $5 (the
- * per-webhook cap) in flight here gets none, and each other webhook at most what brings it to $5.
- * Each webhook's candidates are found by webhook (an index probe each: its ended leases first, then
- * its due pending rows in next_attempt_at order). They are taken least-loaded first: each candidate
- * is ranked by its organization's attempts in flight here plus its place in that organization's
- * candidates (themselves interleaved by each webhook's load), so that free slots go round the
- * organizations, then round their webhooks, before any gets a second share; within a rank, the
- * oldest due first. One webhook's backlog therefore never holds up another's due deliveries.
+ * Fair shares: $6/$7 are this instance's attempts in flight per webhook; each webhook may take
+ * what brings it to $5 (its share), and beyond it only while $8 of the $4 free slots stay free
+ * (the reserve: slots only webhooks under their share take). Candidates: ended leases from the
+ * index of leased rows (in the order the leases ended), and the due pending rows of each webhook
+ * that has any, found by a skip scan of the pending index (one probe per webhook with pending
+ * deliveries, whatever the number of webhooks), each in next_attempt_at order. Candidates within
+ * shares are taken first, least-loaded first: each ranked by its organization's attempts in flight
+ * here plus its place in that organization's candidates (themselves interleaved by each webhook's
+ * load), so that free slots go round the organizations, then round their webhooks; within a rank,
+ * the oldest due first; then candidates beyond shares, up to the reserve. One webhook's backlog
+ * therefore never holds up another's due deliveries, and uses the slots no other needs.
  */
 export const WEBHOOK_CLAIM = defineStatement<ClaimRow>({
   name: 'webhooks.claim',
