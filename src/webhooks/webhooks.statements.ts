@@ -264,7 +264,8 @@ export const WEBHOOK_CLAIM = defineStatement<ClaimRow>({
               -- a hashed subplan, as in the fan-out: the lease records' contacts read once per statement
               AND (d.webhook_id, d.contact_id) NOT IN (SELECT webhook_id, contact_id FROM held)))
           ORDER BY d.next_attempt_at
-          LIMIT least(greatest($5::int - h.n, $4::int - $8::int), $4::int)
+          -- what the webhook may take, and no more than its part of the free slots: rows locked are bounded by them, not by the webhooks
+          LIMIT least(greatest($5::int - h.n, $4::int - $8::int), ceil($4::numeric / (SELECT count(*) FROM hooks))::int)
           FOR UPDATE OF d SKIP LOCKED
         ) d
       ), by_webhook AS (
