@@ -215,7 +215,8 @@ export const WEBHOOK_TAKE_OVER = defineStatement<{ leases: number; deliveries: n
  * (the reserve: slots only webhooks under their share take). Candidates: ended leases from the
  * index of leased rows (in the order the leases ended), and the due pending rows of each webhook
  * that has any, found by a skip scan of the pending index (one probe per webhook with pending
- * deliveries, whatever the number of webhooks), each in next_attempt_at order. Candidates within
+ * deliveries, whatever the number of webhooks), each in next_attempt_at order and at most its part
+ * of the free slots (so the rows locked are bounded by the slots). Candidates within
  * shares are taken first, least-loaded first: each ranked by its organization's attempts in flight
  * here plus its place in that organization's candidates (themselves interleaved by each webhook's
  * load), so that free slots go round the organizations, then round their webhooks; within a rank,
