@@ -13,6 +13,7 @@ import type { AddressInfo } from 'node:net';
 import { Client } from 'pg';
 import type { NewEvent } from '../../src/events/event-types';
 import { EventsRepository } from '../../src/events/events.repository';
+import { WebhooksRepository } from '../../src/webhooks/webhooks.repository';
 import { Org } from '../contract/helpers';
 import { adminKey } from '../contract/lifecycle-helpers';
 import { waitUntil } from '../utils/run-service';
@@ -123,5 +124,54 @@ describe('fair delivery between organizations', () => {
       await slow.close();
       await fast.close();
     }
+  });
+});
+
+describe('shares and the reserve in the fan-out and claim statements (worker off: the statements alone)', () => {
+  let t: TestApp;
+  let pg: Client;
+  beforeAll(async () => {
+    t = await createTestApp({ IP_RATE_LIMIT: '1000000', ORG_RATE_LIMIT: '100000', WEBHOOK_ALLOW_INSECURE: 'true', WEBHOOK_DELIVERY: 'false' });
+    pg = new Client({ connectionString: t.database.url });
+    await pg.connect();
+  });
+  afterAll(async () => {
+    await pg.end();
+    await t.close();
+  });
+
+  async function webhook(): Promise<{ org: string; id: string; key: string }> {
+    const org = await Org.create(t);
+    const key = await adminKey(org);
+    const created = await t.http().post('/api/v2/webhooks').set('Authorization', `Bearer ${key}`).send({ url: 'http://127.0.0.1:9/hook' });
+    expect(created.status).toBe(201);
+    return { org: org.id, id: created.body.webhook.id as string, key };
+  }
+  const lease = (token: string, limit: number) => ({ owner: 'test', token, seconds: 30, limit });
+  const perWebhook = (taken: { webhookId: string }[]) => taken.reduce<Record<string, number>>((n, d) => ({ ...n, [d.webhookId]: (n[d.webhookId] ?? 0) + 1 }), {});
+
+  it('a webhook takes beyond its share only the free slots above the reserve, after the shares of the others', async () => {
+    const repository = t.app.get(WebhooksRepository);
+    // Share 2, reserve 3. Alone, with 10 free slots: all but the reserve, 7, from the feed; the rest stays in it.
+    const lone = await webhook();
+    await insertContactEvents(pg, lone.org, 'l', 0, 9);
+    const alone = await repository.fanOut(10, lease('l1', 10), { cap: 2, reserve: 3, inFlight: new Map() }, true);
+    expect({ taken: alone.taken.length, inserted: alone.inserted, full: alone.full }).toEqual({ taken: 7, inserted: 0, full: true });
+    expect((await t.http().delete(`/api/v2/webhooks/${lone.id}`).set('Authorization', `Bearer ${lone.key}`)).status).toBe(200);
+
+    // A already at its share here, B with nothing in flight, 6 free slots: B's event first, then A
+    // up to the reserve (2); A's third event read is left pending for the claim.
+    const a = await webhook();
+    const b = await webhook();
+    await insertContactEvents(pg, a.org, 'a', 0, 9);
+    await insertContactEvents(pg, b.org, 'b', 0, 0);
+    const shared = await repository.fanOut(6, lease('s1', 6), { cap: 2, reserve: 3, inFlight: new Map([[a.id, 2]]) }, true);
+    expect(perWebhook(shared.taken)).toEqual({ [a.id]: 2, [b.id]: 1 });
+    expect(shared.inserted).toBe(1);
+
+    // The claim: A beyond its share gets nothing from the reserve, and a slot above it.
+    const inFlight = new Map([[a.id, 4], [b.id, 1]]);
+    expect(await repository.claim('test', 'c1', 30, 3, { cap: 2, reserve: 3, inFlight })).toEqual([]);
+    expect(perWebhook(await repository.claim('test', 'c2', 30, 6, { cap: 2, reserve: 3, inFlight }))).toEqual({ [a.id]: 1 });
   });
 });
