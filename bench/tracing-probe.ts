@@ -24,14 +24,12 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, openSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
-import { PrismaPg } from '@prisma/adapter-pg';
 import { freePort } from './harness/free-port';
 import { startOtlpSink } from './harness/otlp-sink';
 import { parseAdminCommand } from '../src/admin/admin-arguments';
-import { executeAdminCommand } from '../src/admin/admin.commands';
+import { closeAdminClient, executeAdminCommand, openAdminClient } from '../src/admin/admin.commands';
 import { databaseUrlOn, ensureDatabase } from '../src/database/embedded-postgres';
 import { applyMigrations } from '../src/database/migrations';
-import { PrismaClient } from '../src/generated/prisma/client';
 
 const DB = process.env.PROBE_DB ?? 'contact_sync_tracing_probe';
 const SERVER = databaseUrlOn(process.env.PROBE_SERVER ?? 'postgres://postgres@127.0.0.1:5432/postgres', 'postgres');
@@ -47,7 +45,7 @@ interface Fx { key: string; listIds: string[] }
 
 async function fixtures(url: string): Promise<Fx> {
   if (existsSync(FX)) return JSON.parse(readFileSync(FX, 'utf8')) as Fx;
-  const prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: url }) });
+  const prisma = openAdminClient(url);
   const admin = async (argv: string[]) => {
     const command = parseAdminCommand(argv);
     if (command.command === 'migrate') throw new Error('probe fixtures never migrate');
@@ -59,7 +57,7 @@ async function fixtures(url: string): Promise<Fx> {
   const b = (await admin(['list', 'create', '--org', org.id, '--name', 'Customers'])) as { id: string };
   await admin(['field', 'create', '--org', org.id, '--key', 'plan', '--type', 'select', '--options', 'free,pro']);
   await admin(['field', 'create', '--org', org.id, '--key', 'seats', '--type', 'number']);
-  await prisma.$disconnect();
+  await closeAdminClient(prisma);
   const fx = { key: key.key, listIds: [a.id, b.id] };
   writeFileSync(FX, JSON.stringify(fx));
   return fx;

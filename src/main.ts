@@ -7,7 +7,7 @@ import { loadConfig } from './config/app-config';
 import { startupFailureLine } from './startup-failure';
 import { processLogger } from './logging/process-log';
 import { prepareDatabase } from './database/database-bootstrap';
-import { PrismaService } from './database/prisma.service';
+import { Database } from './database/database';
 import { openApiDocumentOf } from './docs/setup-docs';
 import { drainHttpServer } from './http-body/graceful-shutdown';
 import { demoBanner, localBaseUrl, seedDemoData } from './demo/demo-seed';
@@ -32,7 +32,7 @@ async function main(): Promise<void> {
   new Logger('Main').log(`Contact Sync listening on http://${config.HOST}:${config.PORT}`);
   // Demo data only once the port is bound, so its one-time key is always shown (embedded only).
   if (database.embedded) {
-    const demo = await seedDemoData(app.get(PrismaService));
+    const demo = await seedDemoData(app.get(Database));
     const { port } = app.getHttpServer().address() as { port: number };
     process.stdout.write(demoBanner(demo, localBaseUrl(config.HOST, port)) + '\n');
   }

@@ -1,7 +1,5 @@
-import { PrismaPg } from '@prisma/adapter-pg';
 import { parseAdminCommand } from '../../src/admin/admin-arguments';
-import { executeAdminCommand } from '../../src/admin/admin.commands';
-import { PrismaClient } from '../../src/generated/prisma/client';
+import { closeAdminClient, executeAdminCommand, openAdminClient } from '../../src/admin/admin.commands';
 import { withClient } from './database';
 import type { Service } from './service';
 
@@ -33,7 +31,7 @@ export function contactRow(email: string, fx: Fixtures, city = 'Oslo', overwrite
  * (src/admin), as an operator would. `kept`: an organization of a kept database that has no admin key yet.
  */
 export async function makeFixtures(url: string, name = 'Bench', kept?: Omit<Fixtures, 'adminKey'>): Promise<Fixtures> {
-  const prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: url }) });
+  const prisma = openAdminClient(url);
   const admin = async (argv: string[]) => {
     const command = parseAdminCommand(argv);
     if (command.command === 'migrate') throw new Error('bench fixtures never migrate');
@@ -53,7 +51,7 @@ export async function makeFixtures(url: string, name = 'Bench', kept?: Omit<Fixt
     await admin(['field', 'create', '--org', org.id, '--key', 'seats', '--type', 'number']);
     return { organizationId: org.id, key: key.key, adminKey: adminKey.key, listIds: [a.id, b.id] };
   } finally {
-    await prisma.$disconnect();
+    await closeAdminClient(prisma);
   }
 }
 

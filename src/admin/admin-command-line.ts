@@ -45,9 +45,7 @@ async function execute(argv: string[], io: AdminIo): Promise<number> {
   const config = loadConfig(io.env);
   // Loaded only now: help and a mistyped command are answered without loading NestJS, Prisma and pg.
   /* eslint-disable @typescript-eslint/no-require-imports */
-  const { executeAdminCommand } = require('./admin.commands') as typeof import('./admin.commands');
-  const { PrismaPg } = require('@prisma/adapter-pg') as typeof import('@prisma/adapter-pg');
-  const { PrismaClient } = require('../generated/prisma/client') as typeof import('../generated/prisma/client');
+  const { closeAdminClient, executeAdminCommand, openAdminClient } = require('./admin.commands') as typeof import('./admin.commands');
   const { openAdminDatabase } = require('./admin-database') as typeof import('./admin-database');
   const { pendingMigrations } = require('../database/migrations') as typeof import('../database/migrations');
   const { applyMigrations } = require('../database/migrations') as typeof import('../database/migrations');
@@ -74,13 +72,18 @@ async function execute(argv: string[], io: AdminIo): Promise<number> {
         `the database is not migrated (${pending.length} migration${pending.length > 1 ? 's' : ''} pending): run "npm run --silent admin -- migrate" first`,
       );
     }
-    const prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: database.url }) });
+    const prisma = openAdminClient(database.url, {
+      connectTimeoutMs: config.DB_CONNECT_TIMEOUT_MS,
+      statementTimeoutMs: config.DB_STATEMENT_TIMEOUT_MS,
+      lockTimeoutMs: config.DB_LOCK_TIMEOUT_MS,
+      idleInTransactionTimeoutMs: config.DB_IDLE_IN_TRANSACTION_TIMEOUT_MS,
+    });
     try {
       const result = await executeAdminCommand(prisma, command);
       io.out(`${JSON.stringify(result)}\n`);
       return 0;
     } finally {
-      await prisma.$disconnect();
+      await closeAdminClient(prisma);
     }
   } finally {
     await database.close();

@@ -1,7 +1,6 @@
 import { generateApiKey } from '../auth/api-key';
 import { fromPrismaScope, toPrismaScope } from '../auth/scope-names';
 import type { PrismaService } from '../database/prisma.service';
-import type { PrismaClient } from '../generated/prisma/client';
 import { RequestErrorCode } from '../errors/error-codes';
 import { RequestError } from '../errors/request-error';
 import { ErasureSecrets } from '../suppressions/erasure-secrets';
@@ -13,12 +12,47 @@ import { AdminArgumentError, type AdminCommand } from './admin-arguments';
  * parsed and checks what needs the database (unknown ids, duplicate field keys).
  */
 
+/** The database settings an admin client takes from the configuration (defaults: the service's). */
+export interface AdminClientSettings {
+  connectTimeoutMs?: number;
+  statementTimeoutMs?: number;
+  lockTimeoutMs?: number;
+  idleInTransactionTimeoutMs?: number;
+}
+
+/**
+ * The clients the commands run on: the service's own (`Database`, and Prisma Client over its
+ * pool), on a pool of two (a command runs one transaction at a time, and a read outside it).
+ * Close with closeAdminClient.
+ */
+export function openAdminClient(url: string, settings: AdminClientSettings = {}): PrismaService {
+  /* eslint-disable @typescript-eslint/no-require-imports */
+  const { Database } = require('../database/database') as typeof import('../database/database');
+  const { PrismaService } = require('../database/prisma.service') as typeof import('../database/prisma.service');
+  /* eslint-enable @typescript-eslint/no-require-imports */
+  const statementTimeoutMs = settings.statementTimeoutMs ?? 5000;
+  const database = new Database({
+    url,
+    poolSize: 2,
+    connectTimeoutMs: settings.connectTimeoutMs ?? 3000,
+    statementTimeoutMs,
+    lockTimeoutMs: settings.lockTimeoutMs ?? Math.floor(statementTimeoutMs * 0.6),
+    idleInTransactionTimeoutMs: settings.idleInTransactionTimeoutMs ?? 10_000,
+  });
+  return new PrismaService(database);
+}
+
+export async function closeAdminClient(prisma: PrismaService): Promise<void> {
+  await prisma.$disconnect();
+  await prisma.database.onModuleDestroy();
+}
+
 /**
  * Runs a parsed command (all but `migrate`, which cli.ts runs); returns the JSON object the CLI prints.
  * Changes write their change events like the API's (contract section 16), with `requestId` null.
  */
 export async function executeAdminCommand(
-  prisma: PrismaClient,
+  prisma: PrismaService,
   command: Exclude<AdminCommand, { command: 'migrate' }>,
 ): Promise<Record<string, unknown>> {
   switch (command.command) {
@@ -94,18 +128,12 @@ export async function executeAdminCommand(
     case 'list create': {
       await requireOrganization(prisma, command.org, command.command);
       const { createList, events } = api(prisma);
-      const list = await createList(prisma, events, command.org, command.name, null);
+      const list = await createList(prisma.database, events, command.org, command.name, null);
       return { id: list.id };
     }
     case 'list archive': {
-      const { listEvent, events } = api(prisma);
-      const found = await prisma.$transaction(async (tx) => {
-        // Only a list not yet archived changes (and writes list.updated): archiving twice is no change.
-        const { count } = await tx.list.updateMany({ where: { id: command.id, archived: false }, data: { archived: true } });
-        const list = await tx.list.findUnique({ where: { id: command.id }, select: { id: true, organizationId: true, name: true, archived: true } });
-        if (list && count > 0) await events.record(tx, [listEvent(list.organizationId, 'list.updated', list, null)]);
-        return list;
-      });
+      const { archiveList } = api(prisma);
+      const found = await archiveList(command.id);
       if (!found) throw new AdminArgumentError(`list archive: no list with id "${command.id}"`);
       return { id: command.id, archived: true };
     }
@@ -114,37 +142,15 @@ export async function executeAdminCommand(
       const { org, key, type, required, defaultValue, options } = command;
       const { createCustomField, events } = api(prisma);
       // The API's create (custom-fields.repository.ts): the same row and the same field.created event.
-      const created = await createCustomField(prisma, events, org, { key, type, required, defaultValue: defaultValue ?? null, options }, null);
+      const created = await createCustomField(prisma.database, events, org, { key, type, required, defaultValue: defaultValue ?? null, options }, null);
       // The unique index (organization, key) decides, so two concurrent creates cannot both win.
       if (created === 'taken') throw new AdminArgumentError(`field create: the organization already has a field "${command.key}"`);
       return { id: created.id };
     }
     case 'suppress': {
       await requireOrganization(prisma, command.org, command.command);
-      const { lockEmails, SuppressionsService, events } = api(prisma);
-      const secrets = new ErasureSecrets(prisma);
-      const hash = (await secrets.hasherFor(command.org))(command.email);
-      const suppressions = new SuppressionsService(prisma, secrets, events);
-      const row = await prisma.$transaction(async (tx) => {
-        await lockEmails(tx, command.org, [command.email]);
-        const before = await tx.suppression.findUnique({
-          where: { organizationId_email: { organizationId: command.org, email: command.email } },
-          select: { reason: true },
-        });
-        // The address is named again: one suppression, the plain one (an erased one is replaced).
-        await tx.erasedSuppression.deleteMany({ where: { organizationId: command.org, emailHash: hash } });
-        const after = await tx.suppression.upsert({
-          where: { organizationId_email: { organizationId: command.org, email: command.email } },
-          create: { organizationId: command.org, email: command.email, reason: command.reason },
-          update: { reason: command.reason },
-        });
-        // docs/decisions.md, "Change events of the other write paths": a new plain suppression, or a
-        // new reason (the operator's word replaces the old one), is suppression.created; the same reason again is no change.
-        if (before?.reason !== after.reason) {
-          await suppressions.recordSuppressionEvents(tx, command.org, 'suppression.created', [{ email: after.email, reason: after.reason }], null);
-        }
-        return after;
-      });
+      const { SuppressionsService, events } = api(prisma);
+      const row = await new SuppressionsService(prisma.database, new ErasureSecrets(prisma), events).replace(command.org, command.email, command.reason, null);
       return { email: row.email, reason: row.reason };
     }
     case 'unsuppress': {
@@ -152,7 +158,7 @@ export async function executeAdminCommand(
       const { SuppressionsService, events } = api(prisma);
       try {
         // The API's rules (SuppressionsService), with the operator's right to lift a complaint.
-        const lifted = await new SuppressionsService(prisma, new ErasureSecrets(prisma), events).lift(command.org, command.email, {
+        const lifted = await new SuppressionsService(prisma.database, new ErasureSecrets(prisma), events).lift(command.org, command.email, {
           allowComplained: true,
           requestId: null,
         });
@@ -168,7 +174,7 @@ export async function executeAdminCommand(
       await requireOrganization(prisma, command.org, command.command);
       // The API's erasure (ErasureService): one place for what leaves the database.
       const { ErasureService, events } = api(prisma);
-      const outcome = await new ErasureService(prisma, new ErasureSecrets(prisma), events).erase(command.org, command.email, null);
+      const outcome = await new ErasureService(prisma.database, new ErasureSecrets(prisma), events).erase(command.org, command.email, null);
       return { email: command.email, status: 'erased', ...outcome };
     }
   }
@@ -177,23 +183,22 @@ export async function executeAdminCommand(
 /**
  * The API's repositories and services, for the commands that write through them with their change
  * events. They are NestJS providers: loaded here on first use, so that the read and key commands
- * answer without loading NestJS. `events` records through the transaction it is given; the client
- * is the CLI's own, not the app's PrismaService.
+ * answer without loading NestJS. The clients are the CLI's own (admin-command-line.ts).
  */
-function api(prisma: PrismaClient) {
+function api(prisma: PrismaService) {
   /* eslint-disable @typescript-eslint/no-require-imports */
   const { EventsRepository } = require('../events/events.repository') as typeof import('../events/events.repository');
   const { createCustomField } = require('../custom-fields/custom-fields.repository') as typeof import('../custom-fields/custom-fields.repository');
-  const { createList, listEvent } = require('../lists/lists.repository') as typeof import('../lists/lists.repository');
-  const { lockEmails } = require('../contacts/email-locks') as typeof import('../contacts/email-locks');
+  const { createList, ListsRepository } = require('../lists/lists.repository') as typeof import('../lists/lists.repository');
   const { ErasureService } = require('../erasure/erasure.service') as typeof import('../erasure/erasure.service');
   const { SuppressionsService } = require('../suppressions/suppressions.service') as typeof import('../suppressions/suppressions.service');
   /* eslint-enable @typescript-eslint/no-require-imports */
-  const events = new EventsRepository(prisma as unknown as PrismaService);
-  return { events, createCustomField, createList, listEvent, lockEmails, ErasureService, SuppressionsService };
+  const events = new EventsRepository(prisma.database);
+  const lists = new ListsRepository(prisma, prisma.database, events);
+  return { events, createCustomField, createList, archiveList: (id: string) => lists.archive(id), ErasureService, SuppressionsService };
 }
 
-async function requireOrganization(prisma: PrismaClient, id: string, command: string): Promise<void> {
+async function requireOrganization(prisma: PrismaService, id: string, command: string): Promise<void> {
   const org = await prisma.organization.findUnique({ where: { id }, select: { id: true } });
   if (!org) throw new AdminArgumentError(`${command}: no organization with id "${id}"`);
 }

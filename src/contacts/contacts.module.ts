@@ -10,9 +10,11 @@ import { ContactsWarmUpService } from './contacts-warm-up.service';
 import { ContactsController } from './contacts.controller';
 import { ContactsRepository } from './contacts.repository';
 import { ContactDeletionRepository } from './deletion/contact-deletion.repository';
+import { CONTACT_DELETION_STATEMENTS } from './deletion/contact-deletion.statements';
 import { ContactListingRepository } from './listing/contact-listing.repository';
+import { CONTACT_VIEWS_STATEMENTS } from './contact-views.statements';
 import { CONTACTS_STATEMENTS } from './contacts.statements';
-import { LISTING_STATEMENTS } from './listing/listing.statements';
+import { LISTING_COUNTS, LISTING_STATEMENTS } from './listing/listing.statements';
 import { CONTACT_UNIONS } from './dto/contact-responses.dto';
 
 @DescribesOpenApiModels({ unions: CONTACT_UNIONS })
@@ -23,6 +25,6 @@ import { CONTACT_UNIONS } from './dto/contact-responses.dto';
 })
 export class ContactsModule {
   constructor(statements: StatementRegistry) {
-    statements.register([...CONTACTS_STATEMENTS, ...LISTING_STATEMENTS]);
+    statements.register([...CONTACTS_STATEMENTS, ...CONTACT_VIEWS_STATEMENTS, ...CONTACT_DELETION_STATEMENTS, ...LISTING_STATEMENTS, LISTING_COUNTS]);
   }
 }

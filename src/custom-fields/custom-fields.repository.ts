@@ -1,7 +1,10 @@
 import { Injectable } from '@nestjs/common';
+import { Database } from '../database/database';
+import { isUniqueViolation } from '../database/database-errors';
 import { PrismaService } from '../database/prisma.service';
+import { runIn, type SqlClient } from '../database/statements';
 import { EventsRepository } from '../events/events.repository';
-import { Prisma, type PrismaClient } from '../generated/prisma/client';
+import { CUSTOM_FIELD_FOR_UPDATE, INSERT_CUSTOM_FIELD, UPDATE_CUSTOM_FIELD } from './custom-fields.statements';
 import type { FieldCheck } from './field-checks';
 import type { CustomFieldDefinition } from './field-definitions';
 import { renderField } from './field-view';
@@ -36,34 +39,39 @@ export function toCustomFieldDefinition(row: CustomFieldDefinitionRow): CustomFi
  * other is told, never a 500; the loser's transaction (and event) is rolled back whole.
  */
 export async function createCustomField(
-  prisma: PrismaClient,
+  database: Database,
   events: EventsRepository,
   organizationId: string,
   field: CustomFieldDefinition,
   requestId: string | null,
 ): Promise<{ id: string; field: CustomFieldDefinition } | 'taken'> {
   try {
-    return await prisma.$transaction(async (tx) => {
-      const row = await tx.customField.create({
-        data: {
-          organizationId,
-          key: field.key,
-          type: field.type,
-          required: field.required,
-          options: field.options,
-          // No default is SQL NULL, not a JSON null.
-          defaultValue: field.defaultValue === null ? Prisma.DbNull : (field.defaultValue as Prisma.InputJsonValue),
-        },
-      });
-      const created = toCustomFieldDefinition(row);
-      await events.record(tx, [fieldEvent(organizationId, 'field.created', created, requestId)]);
-      return { id: row.id, field: created };
-    });
+    return await database.transaction((tx) => insertCustomField(tx, events, organizationId, field, requestId));
   } catch (error) {
-    if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === 'P2002') return 'taken';
+    if (isUniqueViolation(error)) return 'taken';
     throw error;
   }
 }
+
+/**
+ * A custom field and its `field.created` event in the caller's transaction `tx`
+ * (createCustomField, the demo data); a taken key fails with the unique index's 23505.
+ */
+export async function insertCustomField(
+  tx: SqlClient,
+  events: EventsRepository,
+  organizationId: string,
+  field: CustomFieldDefinition,
+  requestId: string | null,
+): Promise<{ id: string; field: CustomFieldDefinition }> {
+  const [row] = await runIn(tx, INSERT_CUSTOM_FIELD, [organizationId, field.key, field.type, field.required, jsonOrNull(field.defaultValue), field.options]);
+  const created = toCustomFieldDefinition(row);
+  await events.record(tx, [fieldEvent(organizationId, 'field.created', created, requestId)]);
+  return { id: row.id, field: created };
+}
+
+/** A default as the jsonb parameter takes it: its JSON text, or SQL NULL for no default (not a JSON null). */
+const jsonOrNull = (value: unknown): string | null => (value === null ? null : JSON.stringify(value));
 
 function fieldEvent(organizationId: string, type: 'field.created' | 'field.updated', field: CustomFieldDefinition, requestId: string | null) {
   return { organizationId, type, requestId, contactId: null, email: null, data: { field: renderField(field) } };
@@ -73,6 +81,7 @@ function fieldEvent(organizationId: string, type: 'field.created' | 'field.updat
 export class CustomFieldsRepository {
   constructor(
     private readonly prisma: PrismaService,
+    private readonly database: Database,
     private readonly events: EventsRepository,
   ) {}
 
@@ -88,7 +97,7 @@ export class CustomFieldsRepository {
 
   /** Stores a checked definition with its event (POST /api/v2/fields): createCustomField. */
   async create(organizationId: string, field: CustomFieldDefinition, requestId: string | null): Promise<CustomFieldDefinition | 'taken'> {
-    const created = await createCustomField(this.prisma, this.events, organizationId, field, requestId);
+    const created = await createCustomField(this.database, this.events, organizationId, field, requestId);
     return created === 'taken' ? created : created.field;
   }
 
@@ -105,11 +114,8 @@ export class CustomFieldsRepository {
     decide: (current: CustomFieldDefinition) => FieldCheck<CustomFieldDefinition>,
     requestId: string | null,
   ): Promise<FieldCheck<CustomFieldDefinition> | undefined> {
-    return this.prisma.$transaction(async (tx) => {
-      // Raw: Prisma Client's API has no row locks (FOR UPDATE).
-      const [row] = await tx.$queryRaw<(CustomFieldDefinitionRow & { id: string })[]>`
-        SELECT id, key, type::text AS type, required, default_value AS "defaultValue", options
-        FROM custom_fields WHERE organization_id = ${organizationId} AND key = ${key} FOR UPDATE`;
+    return this.database.transaction(async (tx) => {
+      const [row] = await runIn(tx, CUSTOM_FIELD_FOR_UPDATE, [organizationId, key]);
       if (!row) return undefined;
       const current = toCustomFieldDefinition(row);
       const decided = decide(current);
@@ -117,14 +123,7 @@ export class CustomFieldsRepository {
       const next = decided.value;
       // As the API shows a field (a JSON default, options of select fields): equal means no change.
       if (JSON.stringify(renderField(next)) === JSON.stringify(renderField(current))) return decided;
-      await tx.customField.update({
-        where: { id: row.id },
-        data: {
-          required: next.required,
-          options: next.options,
-          defaultValue: next.defaultValue === null ? Prisma.DbNull : (next.defaultValue as Prisma.InputJsonValue),
-        },
-      });
+      await runIn(tx, UPDATE_CUSTOM_FIELD, [row.id, next.required, jsonOrNull(next.defaultValue), next.options]);
       await this.events.record(tx, [fieldEvent(organizationId, 'field.updated', next, requestId)]);
       return decided;
     });

@@ -4,7 +4,6 @@ import { RequestErrorCode } from '../errors/error-codes';
 import { Prisma } from '../generated/prisma/client';
 import {
   classifyDatabaseError,
-  CommitOutcomeUnknownError,
   CONNECTION_MESSAGES,
   errorLayers,
   faultCause,
@@ -53,16 +52,14 @@ describe('database error classification: Prisma Client', () => {
     ['P1001', "Can't reach database server at 127.0.0.1:5432"],
     ['P1017', 'Server has closed the connection.'],
     ['P2024', 'Timed out fetching a new connection from the connection pool.'],
-    ['P2028', 'Transaction API error: Unable to start a transaction in the given time.'],
   ])('%s → 503 SERVICE_UNAVAILABLE with Retry-After', (code, message) => {
     const classified = classifyDatabaseError(known(code, message));
     expect(classified).toBeInstanceOf(RequestError);
     expect((classified as RequestError).code).toBe(RequestErrorCode.SERVICE_UNAVAILABLE);
   });
 
-  it('P2028 that is a bug (transaction already closed) and P2002/P2025 stay what they are', () => {
+  it('P2002/P2025 stay what they are', () => {
     for (const error of [
-      known('P2028', 'Transaction API error: Transaction already closed: A commit cannot be executed on a committed transaction.'),
       known('P2002', 'Unique constraint failed on the fields: (`email`)'),
       known('P2025', 'An operation failed because it depends on one or more records that were required but not found'),
     ]) {
@@ -73,12 +70,6 @@ describe('database error classification: Prisma Client', () => {
   it('PrismaClientInitializationError that cannot reach the database → 503', () => {
     const error = new Prisma.PrismaClientInitializationError("Can't reach database server", Prisma.prismaVersion.client, 'P1001');
     expect(isUnavailable(error)).toBe(true);
-  });
-
-  it('a COMMIT whose outcome is unknown stays (500), even though its cause is a lost connection', () => {
-    const error = new CommitOutcomeUnknownError(new Error('Connection terminated unexpectedly'));
-    expect(isUnavailable(error)).toBe(true);
-    expect(classifyDatabaseError(error)).toBe(error);
   });
 });
 

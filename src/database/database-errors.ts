@@ -39,13 +39,6 @@ const PRISMA_CONNECTION_CODES = new Set(['P1001', 'P1002', 'P1008', 'P1017']);
 const PRISMA_UNAVAILABLE_CODES = new Set(['P2024', 'P2037']);
 /** Driver-adapter error kinds (`DriverAdapterError.cause.kind`, adapter-pg) of a lost connection. */
 const ADAPTER_CONNECTION_KINDS = new Set(['DatabaseNotReachable', 'ConnectionClosed', 'SocketTimeout']);
-/**
- * P2028 (Prisma's transaction API) means the database could not serve only in these two cases:
- * no connection for the transaction within maxWait, and a transaction that outlived its timeout
- * (rolled back by Prisma before COMMIT). Its other cases (not found, already closed) are bugs.
- */
-const P2028_UNAVAILABLE = [/Unable to start a transaction in the given time/, /cannot be executed on an expired transaction/];
-
 /** What the classification reads of one layer of an error (errorLayers). */
 export type ErrorLayer = {
   code?: unknown;
@@ -58,8 +51,8 @@ export type ErrorLayer = {
 };
 
 /**
- * The one walk down an error's cause chain, for every reader of database faults (this file's
- * classification and the contacts pipeline's retry of a conflict): the error and what it wraps,
+ * The one walk down an error's cause chain, for every reader of database errors (this file's
+ * classification, isUniqueViolation, the contacts pipeline's retry of a conflict): the error and what it wraps,
  * the way Prisma nests a driver failure: PrismaClientKnownRequestError `meta.driverAdapterError`
  * → DriverAdapterError, whose `cause` is adapter-pg's mapping `{ kind, originalCode (SQLSTATE),
  * originalMessage }`; any Error's `cause`. Each object once (a cycle ends), at most 4 levels under
@@ -93,7 +86,6 @@ function layerUnavailable(layer: ErrorLayer): boolean {
   for (const code of [layer.code, layer.originalCode, layer.errorCode]) {
     if (typeof code !== 'string') continue;
     if (UNAVAILABLE_SQLSTATES.has(code) || PRISMA_UNAVAILABLE_CODES.has(code)) return true;
-    if (code === 'P2028' && typeof layer.message === 'string' && P2028_UNAVAILABLE.some((re) => re.test(layer.message as string))) return true;
   }
   return layer.kind === 'TooManyConnections';
 }
@@ -111,15 +103,9 @@ export function isUnavailable(error: unknown): boolean {
   return errorLayers(error).some(layerUnavailable);
 }
 
-/**
- * COMMIT was sent and failed, and whether it took effect could not be found out (the database is
- * unreachable): never "retry, nothing was written" (503), always 500 INTERNAL_ERROR.
- */
-export class CommitOutcomeUnknownError extends Error {
-  override readonly name = 'CommitOutcomeUnknownError';
-  constructor(cause: unknown) {
-    super(`The database failed while COMMIT was in flight; the outcome is unknown: ${(cause as Error)?.message ?? String(cause)}`, { cause });
-  }
+/** unique_violation (23505): a unique index refused the write (a taken key, a row inserted meanwhile). */
+export function isUniqueViolation(error: unknown): boolean {
+  return errorLayers(error).some((layer) => layer.code === '23505');
 }
 
 export function serviceUnavailable(cause: unknown): RequestError {
@@ -139,7 +125,7 @@ export function isLockTimeout(error: unknown): boolean {
 
 /**
  * A write waited past DB_LOCK_TIMEOUT_MS for locks other requests hold (mostly the per-email locks
- * of contacts they are writing; also a list's or field's row on the Prisma paths): 503 like a
+ * of contacts they are writing; also a list's or field's row): 503 like a
  * database fault (nothing was written, retry), but saying what happened, and counted apart
  * (`service_unavailable_total{reason="lock_timeout"}`). Classified below the routes, so the
  * message names what is locked in words true of every path.
@@ -156,16 +142,17 @@ export function lockWaitTimedOut(cause: unknown): RequestError {
 }
 
 /**
- * The one classification of database failures, of both paths: the raw `Database` (pg errors) and
- * Prisma Client (its errors, read down to the driver's). Before COMMIT was sent, a lost connection
- * or a timeout means the transaction rolled back: 503. While COMMIT was in flight the outcome is
- * unknown: the error stays what it is (500 INTERNAL_ERROR, never "retry, nothing was written");
- * on the Prisma path that is a CommitOutcomeUnknownError (prisma-adapter.ts). Applied once per
- * request by RequestErrorFilter (through DATABASE_ERROR_CLASSIFIER) and inside Database.
+ * The one classification of database failures, of both ways to the database: `Database` (pg
+ * errors) and Prisma Client (its errors, read down to the driver's). Before COMMIT was sent, a lost
+ * connection or a timeout means the transaction rolled back (or the autocommit statement did not
+ * happen): 503. While COMMIT was in flight and its outcome could not be settled
+ * (Database.transaction), the error stays what it is: 500 INTERNAL_ERROR, never "retry, nothing
+ * was written". Applied inside Database and, for Prisma Client's errors, once per request by
+ * RequestErrorFilter (through DATABASE_ERROR_CLASSIFIER).
  */
 export function classifyDatabaseError(error: unknown, commitInFlight = false): unknown {
   if (error instanceof RequestError) return error;
-  if (commitInFlight || error instanceof CommitOutcomeUnknownError) return error;
+  if (commitInFlight) return error;
   if (isLockTimeout(error)) return lockWaitTimedOut(error);
   return isUnavailable(error) ? serviceUnavailable(error) : error;
 }
@@ -175,7 +162,7 @@ export function classifyDatabaseError(error: unknown, commitInFlight = false): u
  * error code or SQLSTATE when there is one (ECONNREFUSED, 57P01, 57014, 08006, ...), else what
  * node-postgres' message says (it has no codes for its own time-outs). Read through a 503's
  * RequestError and Prisma's wrapping (the SQLSTATE of a driver-adapter error is in its `cause`);
- * Prisma's own code (P1001, P2028, ...) only when nothing under it says more.
+ * Prisma's own code (P1001, P2024, ...) only when nothing under it says more.
  */
 export function faultCause(error: unknown): string {
   const cause = underRequestError(error);

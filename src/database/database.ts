@@ -59,8 +59,8 @@ export function createPool(options: DatabaseOptions): Pool {
 }
 
 /**
- * The one path of the request-time SQL, on the pg Pool that Prisma's adapter also uses (one pool,
- * one connection budget). Faults are handled here once: a checked-out client always has an
+ * The SQL of the service (registered statements, statements.ts) and its one transaction helper, on
+ * the pg Pool that Prisma's adapter also uses (one pool, one connection budget). Faults are handled here once: a checked-out client always has an
  * 'error' listener (a backend terminated while the client waits in a transaction would otherwise
  * crash the process); a client whose connection died is destroyed (`release(err)`), never returned
  * or lost; failures are classified once (503 before COMMIT, unknown outcome during it).
@@ -143,11 +143,8 @@ export class Database implements OnModuleDestroy {
     }, true);
   }
 
-  /**
-   * What became of a transaction whose COMMIT failed, asked on another connection (bounded). Also
-   * used by Prisma's transactions (prisma-adapter.ts).
-   */
-  async commitOutcome(xid: string): Promise<'committed' | 'aborted' | 'unknown'> {
+  /** What became of a transaction whose COMMIT failed, asked on another connection (bounded). */
+  private async commitOutcome(xid: string): Promise<'committed' | 'aborted' | 'unknown'> {
     for (let attempt = 0; attempt < 5; attempt++) {
       try {
         const [row] = await this.query<{ status: string | null }>('SELECT pg_xact_status($1::xid8) AS status', [xid]);

@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
 import type { QueryResultRow } from 'pg';
-import type { Prisma } from '../generated/prisma/client';
 
 /**
  * A statement of the request path. With a `name` it is a prepared statement: parsed (and, once
@@ -19,9 +18,10 @@ export interface SqlClient {
 }
 
 /**
- * A hot statement of the request path: raw SQL on the `Database` pool, sent as a prepared
- * statement (parsed once per connection). Only statements whose cost a bench shows are hot live
- * here; everything else goes through Prisma Client in its module's repository (docs/extending.md).
+ * SQL of the service: a statement run on the `Database` pool, sent as a prepared statement (parsed
+ * once per connection). Every SQL text lives here, and everything that must be atomic (more than one
+ * statement) is such statements inside `Database.transaction`; a single read or write of a model
+ * goes through Prisma Client in autocommit (docs/extending.md, "Data access").
  *
  * Each module declares its statements in one file (`<module>.statements.ts`) and registers them in
  * the `StatementRegistry` from its module class. Warm-up prepares every registered statement on
@@ -36,8 +36,9 @@ export interface RegisteredStatement<Row extends QueryResultRow = QueryResultRow
   /** The result columns, in order (the keys of `Row`): checked against what PostgreSQL returns. */
   readonly columns: ReadonlyArray<keyof Row & string>;
   /**
-   * Parameter values that run the statement without effect for `organizationId` (no row matches,
-   * or nothing is written), used by warm-up (inside a rolled-back transaction) and by the schema test.
+   * Parameter values that run the statement for `organizationId` (an organization made for the
+   * run), used by warm-up and by the schema test, both inside a transaction that is rolled back:
+   * what a sample writes is never kept.
    */
   readonly sample: (organizationId: string) => unknown[];
 }
@@ -58,17 +59,6 @@ export function bind<Row extends QueryResultRow>(statement: RegisteredStatement<
 /** Runs a registered statement in an open transaction (`Database.run` runs one on the pool). */
 export async function runIn<Row extends QueryResultRow>(tx: SqlClient, statement: RegisteredStatement<Row>, values: unknown[]): Promise<Row[]> {
   return (await tx.query<Row>(bind(statement, values))).rows;
-}
-
-/**
- * Runs a registered statement inside a Prisma interactive transaction (same pool, same fault
- * handling as Prisma Client), for a path that is otherwise Prisma Client but must share a
- * statement with the `Database` paths (LOCK_EMAILS) or needs one SQL can only write as a CTE
- * (ERASE_ADDRESS). The one place where `$queryRawUnsafe` runs: only a registered text, whose
- * columns test/database/statements.e2e-spec.ts checks, with its values as parameters.
- */
-export function runInPrisma<Row extends QueryResultRow>(tx: Prisma.TransactionClient, statement: RegisteredStatement<Row>, values: unknown[]): Promise<Row[]> {
-  return tx.$queryRawUnsafe<Row[]>(statement.text, ...values);
 }
 
 /** Every registered statement of the app: filled by the feature modules, read by warm-up and tests. */

@@ -1,8 +1,10 @@
 import { generateApiKey } from '../auth/api-key';
-import { renderField } from '../custom-fields/field-view';
-import type { PrismaService } from '../database/prisma.service';
+import { insertCustomField } from '../custom-fields/custom-fields.repository';
+import type { Database } from '../database/database';
+import { runIn } from '../database/statements';
 import { EventsRepository } from '../events/events.repository';
-import type { PrismaClient } from '../generated/prisma/client';
+import { insertList } from '../lists/lists.repository';
+import { DEMO_SEED_LOCK, FIRST_ORGANIZATION, INSERT_ADMIN_KEY, INSERT_ORGANIZATION } from './demo-seed.statements';
 
 /**
  * Demo data for the embedded database (docs/api.md#running-and-administration): on first start, one organization
@@ -30,46 +32,21 @@ export type DemoSeedResult =
  * Seeds the demo data if the database has no organization yet, with the change events of its lists
  * and fields (list.created, field.created, requestId null) in the same transaction, like every change.
  */
-export async function seedDemoData(prisma: PrismaClient): Promise<DemoSeedResult> {
-  return prisma.$transaction(async (tx) => {
-    // Serialises two starts racing on the same database; released at commit. Raw: Prisma Client's
-    // API has no advisory locks.
-    await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext('contact-sync-demo-seed'))`;
-    const existing = await tx.organization.findFirst({ orderBy: { createdAt: 'asc' }, select: { id: true } });
+export async function seedDemoData(database: Database): Promise<DemoSeedResult> {
+  const events = new EventsRepository(database);
+  return database.transaction(async (tx) => {
+    await runIn(tx, DEMO_SEED_LOCK, []);
+    const [existing] = await runIn(tx, FIRST_ORGANIZATION, []);
     if (existing) return { seeded: false, organizationId: existing.id };
 
-    const org = await tx.organization.create({ data: { name: DEMO_ORGANIZATION_NAME } });
+    const [org] = await runIn(tx, INSERT_ORGANIZATION, [DEMO_ORGANIZATION_NAME]);
     const listIds: string[] = [];
-    for (const name of DEMO_LISTS) {
-      listIds.push((await tx.list.create({ data: { organizationId: org.id, name } })).id);
-    }
-    await tx.customField.createMany({
-      data: DEMO_FIELDS.map((field) => ({
-        organizationId: org.id,
-        key: field.key,
-        type: field.type,
-        required: field.required,
-        options: [...field.options],
-        ...(field.defaultValue === null ? {} : { defaultValue: field.defaultValue }),
-      })),
-    });
+    for (const name of DEMO_LISTS) listIds.push((await insertList(tx, events, org.id, name, null)).id);
+    for (const field of DEMO_FIELDS) await insertCustomField(tx, events, org.id, { ...field, options: [...field.options] }, null);
     // Only the hash is stored; the key itself is printed once, at this start. The demo key is
     // `admin` (docs/api.md, "Key scopes"), so a first try can also manage lists and fields.
     const { key, prefix, keyHash } = generateApiKey();
-    await tx.apiKey.create({ data: { organizationId: org.id, prefix, keyHash, scope: 'admin' } });
-    // record() writes through `tx`; the repository's client is not used for it.
-    await new EventsRepository(prisma as unknown as PrismaService).record(tx, [
-      ...DEMO_LISTS.map((name, i) => ({
-        organizationId: org.id,
-        type: 'list.created' as const,
-        data: { list: { id: listIds[i], name, archived: false } },
-      })),
-      ...DEMO_FIELDS.map((field) => ({
-        organizationId: org.id,
-        type: 'field.created' as const,
-        data: { field: renderField({ ...field, options: [...field.options] }) },
-      })),
-    ]);
+    await runIn(tx, INSERT_ADMIN_KEY, [org.id, prefix, keyHash]);
     return { seeded: true, organizationId: org.id, apiKey: key, listIds };
   });
 }

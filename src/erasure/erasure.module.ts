@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { PrismaService } from '../database/prisma.service';
+import { Database } from '../database/database';
 import { StatementRegistry } from '../database/statements';
 import { EventsModule } from '../events/events.module';
 import { EventsRepository } from '../events/events.repository';
@@ -15,8 +15,8 @@ import { ERASURE_STATEMENTS } from './erasure.statements';
   providers: [
     {
       provide: ErasureService,
-      useFactory: (prisma: PrismaService, secrets: ErasureSecrets, events: EventsRepository) => new ErasureService(prisma, secrets, events),
-      inject: [PrismaService, ErasureSecrets, EventsRepository],
+      useFactory: (database: Database, secrets: ErasureSecrets, events: EventsRepository) => new ErasureService(database, secrets, events),
+      inject: [Database, ErasureSecrets, EventsRepository],
     },
   ],
 })

@@ -2,19 +2,11 @@ import { INDEXED_EMAIL_MAX_LENGTH } from '../requests/stored-responses.statement
 import { isStorableText } from '../common/storable-text';
 import { lockEmails } from '../contacts/email-locks';
 import { normalizeEmail } from '../contacts/email';
-import { runInPrisma } from '../database/statements';
+import type { Database } from '../database/database';
+import { runIn } from '../database/statements';
 import { EventsRepository } from '../events/events.repository';
-import type { PrismaClient } from '../generated/prisma/client';
 import { ErasureSecrets } from '../suppressions/erasure-secrets';
 import { ERASE_ADDRESS } from './erasure.statements';
-
-/**
- * Longest an erasure's transaction may run (Prisma's interactive-transaction `timeout`, 5 s by
- * default): an address with tens of thousands of events is redacted in rounds of
- * EVENT_REDACTION_CHUNK, each statement short, but all of them together take seconds. Under
- * Prisma's default such an address could never be erased: every attempt would roll back with a 503.
- */
-export const ERASURE_TRANSACTION_TIMEOUT_MS = 60_000;
 
 export interface ErasureOutcome {
   contactDeleted: boolean;
@@ -32,7 +24,7 @@ export interface ErasureOutcome {
  */
 export class ErasureService {
   constructor(
-    private readonly prisma: PrismaClient,
+    private readonly database: Database,
     private readonly secrets: ErasureSecrets,
     private readonly events: EventsRepository,
   ) {}
@@ -47,12 +39,14 @@ export class ErasureService {
     // PostgreSQL cannot hold U+0000 or a lone surrogate as text: no row can hold this value.
     if (!isStorableText(email)) return { contactDeleted: false, suppressionKept: false, storedAnswersErased: 0, eventsRedacted: 0 };
     const hash = (await this.secrets.hasherFor(organizationId))(email);
-    return this.prisma.$transaction(async (tx) => {
+    // No bound on the whole transaction: an address with tens of thousands of events is redacted in
+    // rounds of EVENT_REDACTION_CHUNK, each statement bounded by DB_STATEMENT_TIMEOUT_MS.
+    return this.database.transaction(async (tx) => {
       await lockEmails(tx, organizationId, [email]);
       // One statement (ERASE_ADDRESS): the contact with its memberships, the suppression kept as
       // its hash, every stored answer holding the address (the whole answer, even a batch's that
       // held other addresses: found through the GIN index on stored_responses.emails).
-      const [erased] = await runInPrisma(tx, ERASE_ADDRESS, [organizationId, email, hash, email.length <= INDEXED_EMAIL_MAX_LENGTH, JSON.stringify(email)]);
+      const [erased] = await runIn(tx, ERASE_ADDRESS, [organizationId, email, hash, email.length <= INDEXED_EMAIL_MAX_LENGTH, JSON.stringify(email)]);
       const contactIds = erased.contact_ids;
       // Every earlier event of the address (and so of its contact) keeps its place in the feed, without the address.
       const eventsRedacted = await this.events.redactEventsOf(tx, organizationId, email);
@@ -67,6 +61,6 @@ export class ErasureService {
         storedAnswersErased: erased.stored_answers_erased,
         eventsRedacted,
       };
-    }, { timeout: ERASURE_TRANSACTION_TIMEOUT_MS });
+    });
   }
 }

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { StatementRegistry } from '../database/statements';
+import { EVENT_RECORD_STATEMENTS } from './event-record.statements';
 import { EVENT_REDACTION_STATEMENTS } from './event-redaction.statements';
 import { EventsController } from './events.controller';
 import { EventsFeedRepository } from './events-feed.repository';
@@ -15,6 +16,6 @@ import { EventsSweeper } from './events.sweeper';
 @Module({ controllers: [EventsController], providers: [EventsRepository, EventsFeedRepository, EventsService, EventsSweeper], exports: [EventsRepository] })
 export class EventsModule {
   constructor(statements: StatementRegistry) {
-    statements.register([...EVENTS_STATEMENTS, ...EVENT_REDACTION_STATEMENTS]);
+    statements.register([...EVENTS_STATEMENTS, ...EVENT_RECORD_STATEMENTS, ...EVENT_REDACTION_STATEMENTS]);
   }
 }

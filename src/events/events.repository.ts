@@ -1,10 +1,11 @@
 import { Injectable } from '@nestjs/common';
-import { PrismaService } from '../database/prisma.service';
-import { runInPrisma } from '../database/statements';
-import type { Prisma } from '../generated/prisma/client';
+import { Database } from '../database/database';
+import { runIn, type SqlClient } from '../database/statements';
 import { redactEventText } from './event-redaction';
 import { EVENTS_OF_ADDRESS_FOR_UPDATE, WRITE_REDACTED_EVENTS } from './event-redaction.statements';
-import { newEventText, type NewEvent } from './event-types';
+import { DELETE_EXPIRED_EVENTS, RECORD_EVENTS } from './event-record.statements';
+import type { NewEvent } from './event-types';
+import { eventInsertValues } from './events.statements';
 
 /**
  * Events of one address redacted per round of erasure (EventsRepository.redactEventsOf): a few
@@ -22,55 +23,31 @@ export const EVENT_REDACTION_CHUNK = 5000;
  */
 @Injectable()
 export class EventsRepository {
-  constructor(private readonly prisma: PrismaService) {}
+  constructor(private readonly database: Database) {}
 
   /**
-   * Writes `events` in the caller's open transaction `tx` (one statement, in the given order:
-   * their `seq` follows it). Nothing to write, no statement.
+   * Writes `events` in the caller's open transaction `tx`, in the given order (their `seq` follows
+   * it): one statement (RECORD_EVENTS) for the events of one organization and request, which is what
+   * a change writes; one per run of them otherwise. Nothing to write, no statement.
    */
-  async record(tx: Prisma.TransactionClient, events: readonly NewEvent[]): Promise<void> {
-    if (events.length === 0) return;
+  async record(tx: SqlClient, events: readonly NewEvent[]): Promise<void> {
     const at = new Date();
-    await tx.event.createMany({ data: events.map((event) => toEventRow(event, at)) });
+    for (let start = 0; start < events.length; ) {
+      const { organizationId, requestId = null } = events[start];
+      let end = start + 1;
+      while (end < events.length && events[end].organizationId === organizationId && (events[end].requestId ?? null) === requestId) end++;
+      await runIn(tx, RECORD_EVENTS, [organizationId, ...eventInsertValues(requestId, at, events.slice(start, end))]);
+      start = end;
+    }
   }
 
   /**
    * Deletes up to `chunk` transactions' events committed more than `retentionDays` ago, in one
-   * set-based statement (its own transaction), and moves each organization's retention boundary
-   * (event_retention: the last event deleted) in the same statement, so a cursor behind deleted
-   * events is always told (410). Rows another sweeper holds are skipped. Returns what it deleted.
+   * set-based statement (DELETE_EXPIRED_EVENTS, its own transaction), and moves each
+   * organization's retention boundary in the same statement. Returns what it deleted.
    */
   async deleteExpired(retentionDays: number, chunk: number): Promise<{ commits: number; events: number }> {
-    const [row] = await this.prisma.$queryRaw<Array<{ commits: number; events: number }>>`
-      WITH doomed AS (
-        SELECT organization_id, position, xid FROM event_commits
-        WHERE committed_at < now() - make_interval(secs => ${retentionDays * 86400}::float8)
-        ORDER BY committed_at
-        LIMIT ${chunk}
-        FOR UPDATE SKIP LOCKED
-      ), gone_events AS (
-        DELETE FROM events e USING doomed d
-        WHERE e.organization_id = d.organization_id AND e.xid = d.xid
-        RETURNING e.organization_id, d.position, e.seq
-      ), gone_deliveries AS (
-        -- A webhook's deliveries log of an event goes with the event (docs/events.md, "Retention").
-        DELETE FROM webhook_deliveries wd USING doomed d, webhooks w
-        WHERE w.organization_id = d.organization_id AND wd.webhook_id = w.id AND wd.position = d.position
-      ), gone_commits AS (
-        DELETE FROM event_commits c USING doomed d
-        WHERE c.organization_id = d.organization_id AND c.position = d.position
-        RETURNING 1
-      ), last_gone AS (
-        SELECT DISTINCT ON (organization_id) organization_id, position, seq
-        FROM gone_events ORDER BY organization_id, position DESC, seq DESC
-      ), marked AS (
-        INSERT INTO event_retention AS r (organization_id, pruned_position, pruned_seq, pruned_at)
-        SELECT organization_id, position, seq, now() FROM last_gone
-        ON CONFLICT (organization_id) DO UPDATE
-          SET pruned_position = EXCLUDED.pruned_position, pruned_seq = EXCLUDED.pruned_seq, pruned_at = EXCLUDED.pruned_at
-          WHERE (EXCLUDED.pruned_position, EXCLUDED.pruned_seq) > (r.pruned_position, r.pruned_seq)
-      )
-      SELECT (SELECT count(*) FROM gone_commits)::int AS commits, (SELECT count(*) FROM gone_events)::int AS events`;
+    const [row] = await this.database.run(DELETE_EXPIRED_EVENTS, [retentionDays * 86400, chunk]);
     return row;
   }
 
@@ -82,12 +59,12 @@ export class EventsRepository {
    * event-redaction.statements.ts. Two round trips for an address with fewer events than a chunk
    * (one when it has none left). Returns how many events were redacted.
    */
-  async redactEventsOf(tx: Prisma.TransactionClient, organizationId: string, email: string, chunk = EVENT_REDACTION_CHUNK): Promise<number> {
+  async redactEventsOf(tx: SqlClient, organizationId: string, email: string, chunk = EVENT_REDACTION_CHUNK): Promise<number> {
     let redacted = 0;
     for (;;) {
-      const events = await runInPrisma(tx, EVENTS_OF_ADDRESS_FOR_UPDATE, [organizationId, email, chunk]);
+      const events = await runIn(tx, EVENTS_OF_ADDRESS_FOR_UPDATE, [organizationId, email, chunk]);
       if (events.length === 0) return redacted;
-      const [row] = await runInPrisma(tx, WRITE_REDACTED_EVENTS, [
+      const [row] = await runIn(tx, WRITE_REDACTED_EVENTS, [
         organizationId,
         events.map((event) => event.seq),
         events.map((event) => redactEventText(event.body)),
@@ -96,23 +73,4 @@ export class EventsRepository {
       if (events.length < chunk) return redacted;
     }
   }
-}
-
-/**
- * The row of a new event made at `at`, with its id and JSON text (newEventText); seq and xid come
- * from the database.
- */
-export function toEventRow(event: NewEvent, at: Date): Prisma.EventCreateManyInput {
-  const requestId = event.requestId ?? null;
-  const { id, body } = newEventText(event, at.toISOString(), requestId);
-  return {
-    id,
-    organizationId: event.organizationId,
-    type: event.type,
-    requestId,
-    occurredAt: at,
-    contactId: event.contactId ?? null,
-    email: event.email ?? null,
-    body,
-  };
 }

@@ -1,9 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { isStorableText } from '../common/storable-text';
+import { Database } from '../database/database';
 import { PrismaService } from '../database/prisma.service';
+import { runIn, type SqlClient } from '../database/statements';
 import { EventsRepository } from '../events/events.repository';
-import type { PrismaClient } from '../generated/prisma/client';
 import type { ListView } from './list-view';
+import { ARCHIVE_LIST, INSERT_LIST, LIST_FOR_UPDATE, UPDATE_LIST } from './lists.statements';
 
 /** What PATCH /api/v2/lists/{id} may change; absent keys are kept. */
 export interface ListChange {
@@ -11,17 +13,17 @@ export interface ListChange {
   archived?: boolean;
 }
 
-const LIST_VIEW = { id: true, name: true, archived: true } as const;
-
 /**
- * Lists through Prisma Client. Every change writes its event (`list.created`, `list.updated`,
- * `data.list` as the API shows it after the change) in the same transaction; a change that
- * changes nothing writes neither.
+ * Lists: reads through Prisma Client; every change writes its event (`list.created`,
+ * `list.updated`, `data.list` as the API shows it after the change) in the same transaction
+ * (registered statements in `Database.transaction`, lists.statements.ts); a change that changes
+ * nothing writes neither.
  */
 @Injectable()
 export class ListsRepository {
   constructor(
     private readonly prisma: PrismaService,
+    private readonly database: Database,
     private readonly events: EventsRepository,
   ) {}
 
@@ -36,7 +38,7 @@ export class ListsRepository {
 
   /** A new, unarchived list (POST /api/v2/lists, admin `list create`). */
   create(organizationId: string, name: string, requestId: string | null): Promise<ListView> {
-    return createList(this.prisma, this.events, organizationId, name, requestId);
+    return createList(this.database, this.events, organizationId, name, requestId);
   }
 
   /**
@@ -47,35 +49,56 @@ export class ListsRepository {
   async update(organizationId: string, id: string, change: ListChange, requestId: string | null): Promise<ListView | undefined> {
     // An id PostgreSQL cannot be sent (U+0000, lone surrogate) names no list.
     if (!isStorableText(id)) return undefined;
-    return this.prisma.$transaction(async (tx) => {
-      // The organization is part of the condition, so another's list is never touched. NO KEY: the
-      // lock the UPDATE takes anyway, so membership inserts (their foreign-key check) never wait on it.
-      // Raw: Prisma Client's API has no row locks.
-      const [current] = await tx.$queryRaw<ListView[]>`
-        SELECT id, name, archived FROM lists WHERE id = ${id} AND organization_id = ${organizationId} FOR NO KEY UPDATE`;
+    return this.database.transaction(async (tx) => {
+      // The organization is part of the condition, so another's list is never touched.
+      const [current] = await runIn(tx, LIST_FOR_UPDATE, [id, organizationId]);
       if (!current) return undefined;
       const next: ListView = { id: current.id, name: change.name ?? current.name, archived: change.archived ?? current.archived };
       if (next.name === current.name && next.archived === current.archived) return current;
-      const list = await tx.list.update({ where: { id }, data: { name: next.name, archived: next.archived }, select: LIST_VIEW });
+      const [list] = await runIn(tx, UPDATE_LIST, [id, next.name, next.archived]);
       await this.events.record(tx, [listEvent(organizationId, 'list.updated', list, requestId)]);
       return list;
     });
+  }
+
+  /**
+   * Archives a list of any organization (admin `list archive`), with its `list.updated` event when
+   * it changed (archiving twice is no change). Undefined when there is no list with this id.
+   */
+  async archive(id: string): Promise<ListView | undefined> {
+    if (!isStorableText(id)) return undefined;
+    const archived = await this.database.transaction(async (tx) => {
+      const [list] = await runIn(tx, ARCHIVE_LIST, [id]);
+      if (list) await this.events.record(tx, [listEvent(list.organizationId, 'list.updated', list, null)]);
+      return list;
+    });
+    if (archived) return { id: archived.id, name: archived.name, archived: archived.archived };
+    return (await this.prisma.list.findUnique({ where: { id }, select: { id: true, name: true, archived: true } })) ?? undefined;
   }
 }
 
 /** A list and its `list.created` event in one transaction (the API and the admin command line). */
 export function createList(
-  prisma: PrismaClient,
+  database: Database,
   events: EventsRepository,
   organizationId: string,
   name: string,
   requestId: string | null,
 ): Promise<ListView> {
-  return prisma.$transaction(async (tx) => {
-    const list = await tx.list.create({ data: { organizationId, name }, select: LIST_VIEW });
-    await events.record(tx, [listEvent(organizationId, 'list.created', list, requestId)]);
-    return list;
-  });
+  return database.transaction((tx) => insertList(tx, events, organizationId, name, requestId));
+}
+
+/** A list and its `list.created` event in the caller's transaction `tx` (createList, the demo data). */
+export async function insertList(
+  tx: SqlClient,
+  events: EventsRepository,
+  organizationId: string,
+  name: string,
+  requestId: string | null,
+): Promise<ListView> {
+  const [list] = await runIn(tx, INSERT_LIST, [organizationId, name]);
+  await events.record(tx, [listEvent(organizationId, 'list.created', list, requestId)]);
+  return list;
 }
 
 export function listEvent(organizationId: string, type: 'list.created' | 'list.updated', list: ListView, requestId: string | null) {

@@ -1,8 +1,10 @@
 import { Module } from '@nestjs/common';
+import { StatementRegistry } from '../database/statements';
 import { DescribesOpenApiModels } from '../docs/openapi.decorators';
 import { StoredResponseModel } from './dto/stored-response.dto';
 import { RequestsController } from './requests.controller';
 import { StoredResponsesRepository } from './stored-responses.repository';
+import { STORED_RESPONSES_STATEMENTS } from './stored-responses.statements';
 import { StoredResponsesSweeper } from './stored-responses.sweeper';
 
 /** Exports StoredResponsesRepository: the contacts module stores its answers through it. */
@@ -12,4 +14,8 @@ import { StoredResponsesSweeper } from './stored-responses.sweeper';
   providers: [StoredResponsesRepository, StoredResponsesSweeper],
   exports: [StoredResponsesRepository],
 })
-export class RequestsModule {}
+export class RequestsModule {
+  constructor(statements: StatementRegistry) {
+    statements.register(STORED_RESPONSES_STATEMENTS);
+  }
+}

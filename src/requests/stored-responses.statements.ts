@@ -1,5 +1,6 @@
 import { isStorableText } from '../common/storable-text';
 import type { SqlParams } from '../database/sql-params';
+import { defineStatement } from '../database/statements';
 import type { Answer } from './stored-answer';
 
 /**
@@ -58,3 +59,52 @@ export function emailsHeldBy(body: unknown): string[] {
   visit(body);
   return [...found];
 }
+
+/** A stored answer as read: the body as its JSON text, exactly as it was sent. */
+export interface StoredRow {
+  request_id: string;
+  client_request_id: string | null;
+  status: number;
+  body: string;
+}
+
+/**
+ * The answer stored by request $1 of organization $2 less than the stored answers' lifetime ($3
+ * hours, on the database clock shared by every instance) ago; expired rows may await the sweep.
+ */
+export const STORED_RESPONSE_BY_REQUEST_ID = defineStatement<StoredRow>({
+  name: 'requests.stored-by-request-id',
+  text: `SELECT request_id, client_request_id, status, body::text AS body FROM stored_responses
+      WHERE request_id = $1 AND organization_id = $2 AND created_at > now() - make_interval(hours => $3::int)`,
+  columns: ['request_id', 'client_request_id', 'status', 'body'],
+  sample: (organizationId) => ['', organizationId, 24],
+});
+
+/**
+ * The most recent unexpired answer stored under organization $1's client request id $2 (several
+ * POSTs may share one), served by the (organization_id, client_request_id, created_at DESC) index.
+ * Ties (one millisecond) go to the larger request id, so the choice is at least stable.
+ */
+export const STORED_RESPONSE_BY_CLIENT_REQUEST_ID = defineStatement<StoredRow>({
+  name: 'requests.stored-by-client-request-id',
+  text: `SELECT request_id, client_request_id, status, body::text AS body FROM stored_responses
+      WHERE organization_id = $1 AND client_request_id = $2 AND created_at > now() - make_interval(hours => $3::int)
+      ORDER BY created_at DESC, request_id DESC
+      LIMIT 1`,
+  columns: ['request_id', 'client_request_id', 'status', 'body'],
+  sample: (organizationId) => [organizationId, '', 24],
+});
+
+/** Deletes the answers older than $1 hours (database clock); how many. */
+export const DELETE_EXPIRED_STORED_RESPONSES = defineStatement<{ deleted: number }>({
+  name: 'requests.delete-expired',
+  text: `WITH deleted AS (
+        DELETE FROM stored_responses WHERE created_at <= now() - make_interval(hours => $1::int) RETURNING 1
+      )
+      SELECT count(*)::int AS deleted FROM deleted`,
+  columns: ['deleted'],
+  // Nothing is older than a century.
+  sample: () => [876_000],
+});
+
+export const STORED_RESPONSES_STATEMENTS = [STORED_RESPONSE_BY_REQUEST_ID, STORED_RESPONSE_BY_CLIENT_REQUEST_ID, DELETE_EXPIRED_STORED_RESPONSES];

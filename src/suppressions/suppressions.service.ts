@@ -1,10 +1,11 @@
 import { isStorableText } from '../common/storable-text';
 import { lockEmails } from '../contacts/email-locks';
 import { isValidEmail, normalizeEmail } from '../contacts/email';
+import type { Database } from '../database/database';
+import type { SqlClient } from '../database/statements';
 import { RequestError } from '../errors/request-error';
 import { RequestErrorCode } from '../errors/error-codes';
 import { EventsRepository } from '../events/events.repository';
-import type { Prisma, PrismaClient } from '../generated/prisma/client';
 import type { SuppressionReason } from '../generated/prisma/enums';
 import { ErasureSecrets } from './erasure-secrets';
 import { SuppressionsRepository, type SuppressionRow } from './suppressions.repository';
@@ -30,7 +31,7 @@ export class SuppressionsService {
   private readonly repository = new SuppressionsRepository();
 
   constructor(
-    private readonly prisma: PrismaClient,
+    private readonly database: Database,
     private readonly secrets: ErasureSecrets,
     private readonly events: EventsRepository,
   ) {}
@@ -59,7 +60,7 @@ export class SuppressionsService {
 
     const hasher = await this.secrets.hasherFor(organizationId);
     const emails = candidates.map((row) => row.email);
-    const found = await this.prisma.$transaction(async (tx) => {
+    const found = await this.database.transaction(async (tx) => {
       await lockEmails(tx, organizationId, emails);
       const existing = await this.repository.findFor(tx, organizationId, emails, emails.map(hasher));
       const created = candidates.filter((row) => !existing.has(row.email)).map(({ email, reason }) => ({ email, reason }));
@@ -92,7 +93,7 @@ export class SuppressionsService {
     const notFound = () => new RequestError(RequestErrorCode.SUPPRESSION_NOT_FOUND, 'This email is not suppressed in this organization');
     if (!isValidEmail(email)) throw notFound();
     const hash = (await this.secrets.hasherFor(organizationId))(email);
-    return this.prisma.$transaction(async (tx) => {
+    return this.database.transaction(async (tx) => {
       await lockEmails(tx, organizationId, [email]);
       const found = (await this.repository.findFor(tx, organizationId, [email], [hash])).get(email);
       if (!found) throw notFound();
@@ -109,12 +110,30 @@ export class SuppressionsService {
   }
 
   /**
+   * The operator's suppression of one address (admin `suppress`): the address is named again, so
+   * it has one suppression, the plain one (an erased one is replaced), with the operator's reason.
+   * docs/decisions.md, "Change events of the other write paths": a new plain suppression, or a new
+   * reason, is suppression.created; the same reason again is no change. `email` is normalized.
+   */
+  async replace(organizationId: string, email: string, reason: SuppressionReason, requestId: string | null): Promise<{ email: string; reason: SuppressionReason }> {
+    const hash = (await this.secrets.hasherFor(organizationId))(email);
+    return this.database.transaction(async (tx) => {
+      await lockEmails(tx, organizationId, [email]);
+      const row = await this.repository.replace(tx, organizationId, email, hash, reason);
+      if (row.before !== row.reason) {
+        await this.recordSuppressionEvents(tx, organizationId, 'suppression.created', [{ email: row.email, reason: row.reason }], requestId);
+      }
+      return { email: row.email, reason: row.reason };
+    });
+  }
+
+  /**
    * Suppression events, in the caller's transaction: `data.suppression` is `{ email, reason }`;
    * `contactId` is the contact of that address when one exists (webhooks keep a contact's events
    * in order), found in one read whatever the number of rows.
    */
   async recordSuppressionEvents(
-    tx: Prisma.TransactionClient,
+    tx: SqlClient,
     organizationId: string,
     type: 'suppression.created' | 'suppression.deleted',
     suppressions: ReadonlyArray<{ email: string | null; reason: SuppressionReason }>,
@@ -122,8 +141,7 @@ export class SuppressionsService {
   ): Promise<void> {
     if (suppressions.length === 0) return;
     const named = suppressions.flatMap((row) => (row.email === null ? [] : [row.email]));
-    const contacts = named.length > 0 ? await tx.contact.findMany({ where: { organizationId, email: { in: named } }, select: { id: true, email: true } }) : [];
-    const contactOf = new Map(contacts.map((contact) => [contact.email, contact.id]));
+    const contactOf = named.length > 0 ? await this.repository.contactIds(tx, organizationId, named) : new Map<string, string>();
     await this.events.record(
       tx,
       suppressions.map(({ email, reason }) => ({
@@ -140,6 +158,6 @@ export class SuppressionsService {
   /** One page of plain suppressions by email in byte order, after `after`. */
   async page(organizationId: string, options: { limit: number; after: string | null; reason: SuppressionReason | null }): Promise<SuppressionRow[]> {
     if (options.after !== null && !isStorableText(options.after)) return [];
-    return this.repository.page(this.prisma, organizationId, options);
+    return this.repository.page(this.database, organizationId, options);
   }
 }

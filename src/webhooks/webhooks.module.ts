@@ -6,7 +6,7 @@ import { WebhookWorker } from './webhook-worker.service';
 import { WebhooksController } from './webhooks.controller';
 import { WebhooksRepository } from './webhooks.repository';
 import { WebhooksService } from './webhooks.service';
-import { WEBHOOKS_STATEMENTS } from './webhooks.statements';
+import { WEBHOOKS_API_STATEMENTS, WEBHOOKS_STATEMENTS } from './webhooks.statements';
 
 /** Webhooks (contract 14): the endpoints, and this instance's share of the deliveries. */
 @Module({
@@ -17,6 +17,6 @@ import { WEBHOOKS_STATEMENTS } from './webhooks.statements';
 })
 export class WebhooksModule {
   constructor(statements: StatementRegistry) {
-    statements.register(WEBHOOKS_STATEMENTS);
+    statements.register([...WEBHOOKS_STATEMENTS, ...WEBHOOKS_API_STATEMENTS]);
   }
 }

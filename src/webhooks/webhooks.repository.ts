@@ -2,8 +2,26 @@ import { Injectable } from '@nestjs/common';
 import { isStorableText } from '../common/storable-text';
 import { Database } from '../database/database';
 import { PrismaService } from '../database/prisma.service';
+import { runIn, type SqlClient } from '../database/statements';
 import { Prisma } from '../generated/prisma/client';
-import { type ClaimRow, WEBHOOK_CLAIM, WEBHOOK_COMPLETE, WEBHOOK_FAN_OUT, WEBHOOK_FAN_OUT_HORIZONS, WEBHOOK_FAN_OUT_HORIZONS_WAIT, WEBHOOK_TAKE_OVER } from './webhooks.statements';
+import {
+  type ClaimRow,
+  WEBHOOK_CLAIM,
+  WEBHOOK_COMPLETE,
+  WEBHOOK_COUNT,
+  WEBHOOK_DELIVERIES,
+  WEBHOOK_DISABLE_FAILING,
+  WEBHOOK_DISABLE_GONE,
+  WEBHOOK_FAN_OUT,
+  WEBHOOK_FAN_OUT_HORIZONS,
+  WEBHOOK_FAN_OUT_HORIZONS_WAIT,
+  WEBHOOK_FEED_END,
+  WEBHOOK_INSERT,
+  WEBHOOK_LOCK_ORGANIZATION,
+  WEBHOOK_MARK_FAILING,
+  WEBHOOK_OLDEST_PENDING_AGE,
+  WEBHOOK_TAKE_OVER,
+} from './webhooks.statements';
 
 export interface WebhookView {
   id: string;
@@ -114,9 +132,10 @@ const KNOWN_HORIZONS = 10_000;
 const KNOWN_HORIZON_MS = 500;
 
 /**
- * The only place that reads or writes webhooks and their deliveries (Prisma Client; `$queryRaw`
- * where the work is set-based or needs `FOR UPDATE SKIP LOCKED`, and for times on the database
- * clock shared by every instance). Delivery reads the events tables and writes only its own: the
+ * The only place that reads or writes webhooks and their deliveries: Prisma Client for single
+ * reads and writes of a webhook; registered statements (webhooks.statements.ts) for the creation's
+ * transaction, set-based work, `FOR UPDATE SKIP LOCKED` and times on the database clock shared by
+ * every instance. Delivery reads the events tables and writes only its own: the
  * POST path writes nothing for webhooks.
  */
 @Injectable()
@@ -134,17 +153,19 @@ export class WebhooksRepository {
     private readonly database: Database,
   ) {}
 
-  transaction<T>(work: (tx: Prisma.TransactionClient) => Promise<T>): Promise<T> {
-    return this.prisma.$transaction(work);
+  /** A transaction for the creation's statements below (`Database.transaction`). */
+  transaction<T>(work: (tx: SqlClient) => Promise<T>): Promise<T> {
+    return this.database.transaction(work);
   }
 
   /** Serializes webhook creation per organization (the limit of 20 holds under concurrent POSTs). */
-  async lockOrganization(tx: Prisma.TransactionClient, organizationId: string): Promise<void> {
-    await tx.$queryRaw`SELECT id FROM organizations WHERE id = ${organizationId} FOR UPDATE`;
+  async lockOrganization(tx: SqlClient, organizationId: string): Promise<void> {
+    await runIn(tx, WEBHOOK_LOCK_ORGANIZATION, [organizationId]);
   }
 
-  count(tx: Prisma.TransactionClient, organizationId: string): Promise<number> {
-    return tx.webhook.count({ where: { organizationId } });
+  async count(tx: SqlClient, organizationId: string): Promise<number> {
+    const [row] = await runIn(tx, WEBHOOK_COUNT, [organizationId]);
+    return row.count;
   }
 
   /**
@@ -153,28 +174,25 @@ export class WebhooksRepository {
    * holds no lock afterwards): every commit at or below it is visible or gone for good, and every
    * commit that takes a position later gets a greater one.
    */
-  async feedEnd(tx: Prisma.TransactionClient, organizationId: string): Promise<{ position: bigint; seq: bigint }> {
-    const rows = await tx.$queryRaw<{ horizon: bigint }[]>`SELECT event_horizon(${organizationId}) AS horizon`;
-    return { position: rows[0].horizon, seq: 9223372036854775807n };
+  async feedEnd(tx: SqlClient, organizationId: string): Promise<{ position: bigint; seq: bigint }> {
+    const [row] = await runIn(tx, WEBHOOK_FEED_END, [organizationId]);
+    return { position: BigInt(row.horizon), seq: 9223372036854775807n };
   }
 
   async create(
-    tx: Prisma.TransactionClient,
+    tx: SqlClient,
     organizationId: string,
     input: { url: string; types: string[]; description: string | null; secret: string; feed: { position: bigint; seq: bigint } },
   ): Promise<WebhookView> {
-    const row = await tx.webhook.create({
-      data: {
-        organizationId,
-        url: input.url,
-        types: input.types,
-        description: input.description,
-        secret: input.secret,
-        feedPosition: input.feed.position,
-        feedSeq: input.feed.seq,
-      },
-      select: VIEW,
-    });
+    const [row] = await runIn(tx, WEBHOOK_INSERT, [
+      organizationId,
+      input.url,
+      input.types,
+      input.description,
+      input.secret,
+      String(input.feed.position),
+      String(input.feed.seq),
+    ]);
     return viewOf(row);
   }
 
@@ -229,30 +247,15 @@ export class WebhooksRepository {
    */
   async deliveries(webhookId: string, before: { position: bigint; seq: bigint } | null, limit: number): Promise<DeliveryRow[]> {
     const after = before ?? { position: 9223372036854775807n, seq: 9223372036854775807n };
-    const rows = await this.prisma.$queryRaw<
-      { event_id: string; type: string; state: string; attempts: DeliveryRow['attempts']; next_attempt_at: Date | null; position: bigint; seq: bigint }[]
-    >`
-      (SELECT event_id::text, type, CASE WHEN state = 'leased' THEN 'pending' ELSE state END AS state, attempts, next_attempt_at, position, seq
-       FROM webhook_deliveries
-       WHERE webhook_id = ${webhookId} AND (position, seq) < (${after.position}::bigint, ${after.seq}::bigint)
-       ORDER BY position DESC, seq DESC
-       LIMIT ${limit}::int)
-      UNION ALL
-      SELECT e.id::text, e.type, 'pending', '[]'::jsonb, l.expires_at, u.position, u.seq
-      FROM webhook_leases l CROSS JOIN LATERAL unnest(l.positions, l.seqs) AS u(position, seq)
-      JOIN events e ON e.seq = u.seq
-      WHERE l.webhook_id = ${webhookId} AND (u.position, u.seq) < (${after.position}::bigint, ${after.seq}::bigint)
-        AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.webhook_id = l.webhook_id AND d.position = u.position AND d.seq = u.seq)
-      ORDER BY position DESC, seq DESC
-      LIMIT ${limit}::int`;
+    const rows = await this.database.run(WEBHOOK_DELIVERIES, [webhookId, String(after.position), String(after.seq), limit]);
     return rows.map((row) => ({
       eventId: row.event_id,
       type: row.type,
       state: row.state,
       attempts: row.attempts,
       nextAttemptAt: row.next_attempt_at,
-      position: row.position,
-      seq: row.seq,
+      position: BigInt(row.position),
+      seq: BigInt(row.seq),
     }));
   }
 
@@ -394,19 +397,11 @@ export class WebhooksRepository {
   async recordWebhookHealth(failed: string[], gone: string[], disableAfterSeconds: number): Promise<string[]> {
     const disabled: string[] = [];
     if (gone.length > 0) {
-      const rows = await this.prisma.$queryRaw<{ id: string }[]>`
-        UPDATE webhooks SET enabled = false, disabled_reason = 'the receiver answered 410 Gone'
-        WHERE id = ANY(${gone}::text[]) AND enabled RETURNING id`;
-      disabled.push(...rows.map((r) => r.id));
+      disabled.push(...(await this.database.run(WEBHOOK_DISABLE_GONE, [gone])).map((r) => r.id));
     }
     if (failed.length > 0) {
-      await this.prisma.$executeRaw`
-        UPDATE webhooks SET failing_since = now() WHERE id = ANY(${failed}::text[]) AND failing_since IS NULL`;
-      const rows = await this.prisma.$queryRaw<{ id: string }[]>`
-        UPDATE webhooks SET enabled = false, disabled_reason = 'no successful delivery for ' || ${disableAfterSeconds}::int || ' seconds'
-        WHERE id = ANY(${failed}::text[]) AND enabled AND failing_since <= now() - make_interval(secs => ${disableAfterSeconds}::int)
-        RETURNING id`;
-      disabled.push(...rows.map((r) => r.id));
+      await this.database.run(WEBHOOK_MARK_FAILING, [failed]);
+      disabled.push(...(await this.database.run(WEBHOOK_DISABLE_FAILING, [failed, disableAfterSeconds])).map((r) => r.id));
     }
     return disabled;
   }
@@ -417,19 +412,7 @@ export class WebhooksRepository {
    * (whose events are in commit order: the first is its oldest).
    */
   async oldestPendingAgeSeconds(): Promise<number> {
-    const rows = await this.prisma.$queryRaw<{ age: number | null }[]>`
-      SELECT extract(epoch FROM now() - min(committed_at))::float8 AS age FROM (
-        SELECT min(c.committed_at) AS committed_at
-        FROM webhook_deliveries d
-        JOIN webhooks w ON w.id = d.webhook_id AND w.enabled
-        JOIN event_commits c ON c.organization_id = w.organization_id AND c.position = d.position
-        WHERE d.state IN ('pending', 'leased')
-        UNION ALL
-        SELECT min(c.committed_at)
-        FROM webhook_leases l
-        JOIN webhooks w ON w.id = l.webhook_id AND w.enabled
-        JOIN event_commits c ON c.organization_id = w.organization_id AND c.position = l.positions[1]
-      ) oldest`;
+    const rows = await this.database.run(WEBHOOK_OLDEST_PENDING_AGE, []);
     return rows[0]?.age ?? 0;
   }
 }

@@ -361,3 +361,154 @@ export const WEBHOOK_COMPLETE = defineStatement<{ recorded: number }>({
 });
 
 export const WEBHOOKS_STATEMENTS = [WEBHOOK_FAN_OUT_HORIZONS, WEBHOOK_FAN_OUT_HORIZONS_WAIT, WEBHOOK_FAN_OUT, WEBHOOK_TAKE_OVER, WEBHOOK_CLAIM, WEBHOOK_COMPLETE];
+
+/** A webhook as the API shows it (WebhookView, with `createdAt` still a Date). */
+export interface WebhookViewRow {
+  id: string;
+  url: string;
+  types: string[];
+  description: string | null;
+  enabled: boolean;
+  createdAt: Date;
+}
+
+/**
+ * Organization $1's row, locked until the transaction ends: webhook creations of one
+ * organization are serialized, so the limit of 20 holds under concurrent POSTs.
+ */
+export const WEBHOOK_LOCK_ORGANIZATION = defineStatement<{ id: string }>({
+  name: 'webhooks.lock-organization',
+  text: `SELECT id FROM organizations WHERE id = $1 FOR UPDATE`,
+  columns: ['id'],
+  sample: (organizationId) => [organizationId],
+});
+
+/** How many webhooks organization $1 has. */
+export const WEBHOOK_COUNT = defineStatement<{ count: number }>({
+  name: 'webhooks.count',
+  text: `SELECT count(*)::int AS count FROM webhooks WHERE organization_id = $1`,
+  columns: ['count'],
+  sample: (organizationId) => [organizationId],
+});
+
+/**
+ * Where organization $1's feed ends now (bigint as text): its horizon (the SQL function
+ * event_horizon: waits for the organization's commits in progress, holds no lock afterwards).
+ */
+export const WEBHOOK_FEED_END = defineStatement<{ horizon: string }>({
+  name: 'webhooks.feed-end',
+  text: `SELECT event_horizon($1)::text AS horizon`,
+  columns: ['horizon'],
+  sample: (organizationId) => [organizationId],
+});
+
+/** A new webhook of organization $1: url $2, types $3, description $4, secret $5, reading the feed after ($6 position, $7 seq). */
+export const WEBHOOK_INSERT = defineStatement<WebhookViewRow>({
+  name: 'webhooks.insert',
+  text: `INSERT INTO webhooks (organization_id, url, types, description, secret, feed_position, feed_seq)
+      VALUES ($1, $2, $3::text[], $4, $5, $6::bigint, $7::bigint)
+      RETURNING id, url, types, description, enabled, created_at AS "createdAt"`,
+  columns: ['id', 'url', 'types', 'description', 'enabled', 'createdAt'],
+  sample: (organizationId) => [organizationId, 'https://sample.test/', [], null, 'sample', '0', '0'],
+});
+
+/** A row of WEBHOOK_DELIVERIES (position and seq: bigint, which pg reads as text). */
+export interface DeliveryLogRow {
+  event_id: string;
+  type: string;
+  state: string;
+  attempts: Array<{ at: string; status: number | null; error: string | null }>;
+  next_attempt_at: Date | null;
+  position: string;
+  seq: string;
+}
+
+/**
+ * Up to $4 deliveries of webhook $1 before ($2 position, $3 seq), newest first: its rows (a row
+ * 'leased', a retry being made, shows as pending) and the events of its fan-out lease records
+ * whose first attempt has not ended (no row yet: pending, no attempt, next attempt the lease's end).
+ */
+export const WEBHOOK_DELIVERIES = defineStatement<DeliveryLogRow>({
+  name: 'webhooks.deliveries',
+  text: `(SELECT event_id::text, type, CASE WHEN state = 'leased' THEN 'pending' ELSE state END AS state, attempts, next_attempt_at, position, seq
+       FROM webhook_deliveries
+       WHERE webhook_id = $1 AND (position, seq) < ($2::bigint, $3::bigint)
+       ORDER BY position DESC, seq DESC
+       LIMIT $4::int)
+      UNION ALL
+      SELECT e.id::text, e.type, 'pending', '[]'::jsonb, l.expires_at, u.position, u.seq
+      FROM webhook_leases l CROSS JOIN LATERAL unnest(l.positions, l.seqs) AS u(position, seq)
+      JOIN events e ON e.seq = u.seq
+      WHERE l.webhook_id = $1 AND (u.position, u.seq) < ($2::bigint, $3::bigint)
+        AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.webhook_id = l.webhook_id AND d.position = u.position AND d.seq = u.seq)
+      ORDER BY position DESC, seq DESC
+      LIMIT $4::int`,
+  columns: ['event_id', 'type', 'state', 'attempts', 'next_attempt_at', 'position', 'seq'],
+  sample: () => ['', '0', '0', 1],
+});
+
+/** Disables the enabled webhooks $1 whose receiver answered 410 Gone; their ids. */
+export const WEBHOOK_DISABLE_GONE = defineStatement<{ id: string }>({
+  name: 'webhooks.disable-gone',
+  text: `UPDATE webhooks SET enabled = false, disabled_reason = 'the receiver answered 410 Gone'
+      WHERE id = ANY($1::text[]) AND enabled RETURNING id`,
+  columns: ['id'],
+  sample: () => [[]],
+});
+
+/** Starts the failing streak (database clock) of the webhooks $1 that have none. */
+export const WEBHOOK_MARK_FAILING = defineStatement<{ marked: number }>({
+  name: 'webhooks.mark-failing',
+  text: `WITH marked AS (
+        UPDATE webhooks SET failing_since = now() WHERE id = ANY($1::text[]) AND failing_since IS NULL RETURNING 1
+      )
+      SELECT count(*)::int AS marked FROM marked`,
+  columns: ['marked'],
+  sample: () => [[]],
+});
+
+/** Disables the enabled webhooks $1 failing for at least $2 seconds; their ids. */
+export const WEBHOOK_DISABLE_FAILING = defineStatement<{ id: string }>({
+  name: 'webhooks.disable-failing',
+  text: `UPDATE webhooks SET enabled = false, disabled_reason = 'no successful delivery for ' || $2::int || ' seconds'
+      WHERE id = ANY($1::text[]) AND enabled AND failing_since <= now() - make_interval(secs => $2::int)
+      RETURNING id`,
+  columns: ['id'],
+  sample: () => [[], 1],
+});
+
+/**
+ * Seconds since the commit of the oldest event not yet delivered for an enabled webhook (null when
+ * none): its delivery pending or leased, or its first attempt under way in a fan-out lease record
+ * (whose events are in commit order: the first is its oldest).
+ */
+export const WEBHOOK_OLDEST_PENDING_AGE = defineStatement<{ age: number | null }>({
+  name: 'webhooks.oldest-pending-age',
+  text: `SELECT extract(epoch FROM now() - min(committed_at))::float8 AS age FROM (
+        SELECT min(c.committed_at) AS committed_at
+        FROM webhook_deliveries d
+        JOIN webhooks w ON w.id = d.webhook_id AND w.enabled
+        JOIN event_commits c ON c.organization_id = w.organization_id AND c.position = d.position
+        WHERE d.state IN ('pending', 'leased')
+        UNION ALL
+        SELECT min(c.committed_at)
+        FROM webhook_leases l
+        JOIN webhooks w ON w.id = l.webhook_id AND w.enabled
+        JOIN event_commits c ON c.organization_id = w.organization_id AND c.position = l.positions[1]
+      ) oldest`,
+  columns: ['age'],
+  sample: () => [],
+});
+
+/** The statements of the webhooks' endpoints, health and metrics (the delivery's are WEBHOOKS_STATEMENTS). */
+export const WEBHOOKS_API_STATEMENTS = [
+  WEBHOOK_LOCK_ORGANIZATION,
+  WEBHOOK_COUNT,
+  WEBHOOK_FEED_END,
+  WEBHOOK_INSERT,
+  WEBHOOK_DELIVERIES,
+  WEBHOOK_DISABLE_GONE,
+  WEBHOOK_MARK_FAILING,
+  WEBHOOK_DISABLE_FAILING,
+  WEBHOOK_OLDEST_PENDING_AGE,
+];

@@ -8,7 +8,7 @@ describe('demo data', () => {
   const app = useTestApp();
 
   it('is created once in an empty database: organization, two lists, custom fields and a working key', async () => {
-    const first = await seedDemoData(app.t.prisma);
+    const first = await seedDemoData(app.t.prisma.database);
     if (!first.seeded) throw new Error('expected the first call to seed');
     const orgs = await app.t.prisma.organization.findMany({ include: { lists: true, customFields: true, apiKeys: true } });
     expect(orgs).toHaveLength(1);
@@ -28,7 +28,7 @@ describe('demo data', () => {
     expect(res.body.lists.map((l: { id: string }) => l.id).sort()).toEqual([...first.listIds].sort());
 
     // Later starts add nothing and name the organization for `key create`.
-    expect(await seedDemoData(app.t.prisma)).toEqual({ seeded: false, organizationId: org.id });
+    expect(await seedDemoData(app.t.prisma.database)).toEqual({ seeded: false, organizationId: org.id });
     expect(await app.t.prisma.organization.count()).toBe(1);
     expect(await app.t.prisma.apiKey.count()).toBe(1);
   });

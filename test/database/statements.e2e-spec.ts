@@ -1,12 +1,14 @@
 import type { PoolClient } from 'pg';
 import { Database } from '../../src/database/database';
+import { DEMO_SEED_STATEMENTS } from '../../src/demo/demo-seed.statements';
 import { defineStatement, StatementRegistry } from '../../src/database/statements';
 import { createTestApp, type TestApp } from '../utils/test-app';
 import { statementProblems } from './statement-check';
 
 /**
- * Every registered statement (the raw SQL of the request path, src/database/statements.ts) against
- * the migrated test database: a renamed column fails here, not on a request.
+ * Every SQL text of the service (the registered statements, src/database/statements.ts, and the
+ * demo data's, which run outside the feature modules) against the migrated test database: a
+ * renamed column fails here, not on a request.
  */
 describe('registered statements against the schema', () => {
   let t: TestApp;
@@ -23,7 +25,7 @@ describe('registered statements against the schema', () => {
   });
 
   it('each prepares, runs with its sample values and returns the columns it declares', async () => {
-    const statements = t.app.get(StatementRegistry).all();
+    const statements = [...t.app.get(StatementRegistry).all(), ...DEMO_SEED_STATEMENTS];
     expect(statements.map((statement) => statement.name)).toEqual(
       expect.arrayContaining(['api-keys.find-by-hash', 'contacts.lock-emails', 'contacts.read-rule-context', 'contacts.write-and-store']),
     );

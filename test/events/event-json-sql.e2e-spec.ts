@@ -40,7 +40,7 @@ describe('eventJsonSql and renderEvent', () => {
   };
 
   async function recorded(events: NewEvent[]) {
-    await app.t.prisma.$transaction((tx) => app.t.app.get(EventsRepository).record(tx, events));
+    await app.t.prisma.database.transaction((tx) => app.t.app.get(EventsRepository).record(tx, events));
     return app.t.prisma.$queryRawUnsafe<Array<{ id: string; type: string; requestId: string | null; occurredAt: Date; body: string; fromJson: string; fromJsonb: string }>>(
       `SELECT e.id::text, e.type, e.request_id AS "requestId", e.occurred_at AS "occurredAt", e.body,
               ${eventJsonSql('e', `e.body::json -> 'data'`)} AS "fromJson",
@@ -106,7 +106,7 @@ describe('eventJsonSql and renderEvent', () => {
       { organizationId, type: 'contact.created', requestId: 'req-5', contactId: 'c-2', email: other, data: { contact: { ...contact, id: 'c-2', email: other } } },
     ];
     const rows = await recorded(events);
-    const redactedCount = await app.t.prisma.$transaction((tx) => app.t.app.get(EventsRepository).redactEventsOf(tx, organizationId, email));
+    const redactedCount = await app.t.prisma.database.transaction((tx) => app.t.app.get(EventsRepository).redactEventsOf(tx, organizationId, email));
     expect(redactedCount).toBe(events.filter((event) => event.email === email).length);
 
     const after = await app.t.prisma.$queryRawUnsafe<Array<{ body: string; email: string | null }>>(
@@ -134,7 +134,7 @@ describe('eventJsonSql and renderEvent', () => {
     expect(after[7].body).toContain(`"data":{"suppression":{"reason":"bounced","email":null,"extra":{"zzz_long_key":1e+21,`);
 
     // Again: nothing left to redact, nothing counted, nothing written.
-    expect(await app.t.prisma.$transaction((tx) => app.t.app.get(EventsRepository).redactEventsOf(tx, organizationId, email))).toBe(0);
+    expect(await app.t.prisma.database.transaction((tx) => app.t.app.get(EventsRepository).redactEventsOf(tx, organizationId, email))).toBe(0);
     expect(await app.t.prisma.$queryRawUnsafe('SELECT body, email FROM events WHERE organization_id = $1 ORDER BY seq', organizationId)).toEqual(after);
   });
 });

@@ -24,10 +24,10 @@ describe('EventsRepository.record', () => {
     const org = await createOrganization(app.t.prisma);
     const other = await createOrganization(app.t.prisma);
     const events = app.t.app.get(EventsRepository);
-    await app.t.prisma.$transaction(async (tx) => {
+    await app.t.prisma.database.transaction(async (tx) => {
       await events.record(tx, [listEvent(org.id, 'a'), listEvent(org.id, 'b'), listEvent(other.id, 'c')]);
     });
-    await app.t.prisma.$transaction(async (tx) => events.record(tx, [listEvent(org.id, 'd')]));
+    await app.t.prisma.database.transaction(async (tx) => events.record(tx, [listEvent(org.id, 'd')]));
 
     const rows = await app.t.prisma.event.findMany({ where: { organizationId: org.id }, orderBy: { seq: 'asc' } });
     expect(rows.map((row) => [row.type, row.requestId, (JSON.parse(row.body) as { data: { list: { name: string } } }).data.list.name])).toEqual([
@@ -49,7 +49,7 @@ describe('EventsRepository.record', () => {
     const org = await createOrganization(app.t.prisma);
     const events = app.t.app.get(EventsRepository);
     await expect(
-      app.t.prisma.$transaction(async (tx) => {
+      app.t.prisma.database.transaction(async (tx) => {
         await events.record(tx, [listEvent(org.id, 'x')]);
         throw new Error('the change failed');
       }),

@@ -69,15 +69,15 @@ describe('events feed: exactly once, in commit order, under concurrent writers',
     return rolledBack;
   }
 
-  /** Writes through EventsRepository.record in a Prisma interactive transaction (the other write paths). */
+  /** Writes through EventsRepository.record in a Database transaction (the other write paths). */
   async function prismaWriter(organizationId: string, writer: number, transactions: number, commits: Commit[]): Promise<void> {
     const repository = app.t.app.get(EventsRepository);
     for (let i = 0; i < transactions; i++) {
       let sentAt = 0;
-      const ids = await app.t.prisma
-        .$transaction(async (tx) => {
+      const ids = await app.t.prisma.database
+        .transaction(async (tx) => {
           await repository.record(tx, eventsFor(organizationId, writer, 1 + random(3)));
-          const rows = await tx.$queryRaw<Array<{ id: string }>>`SELECT id::text AS id FROM events WHERE xid = pg_current_xact_id() ORDER BY seq`;
+          const { rows } = await tx.query<{ id: string }>('SELECT id::text AS id FROM events WHERE xid = pg_current_xact_id() ORDER BY seq');
           await sleep(random(40));
           if (random(5) === 0) throw new Error('rolled back');
           sentAt = tick();

@@ -19,7 +19,7 @@ describe('GET /api/v2/events: cursors the feed never handed out', () => {
   const feed = (apiKey: string, query = '') => app.t.http().get(`/api/v2/events${query}`).set('Authorization', `Bearer ${apiKey}`);
   const record = async (organizationId: string, name: string) => {
     const event: NewEvent = { organizationId, type: 'list.created', requestId: name, data: { list: { id: name, name, archived: false } } };
-    await app.t.prisma.$transaction((tx) => app.t.app.get(EventsRepository).record(tx, [event]));
+    await app.t.prisma.database.transaction((tx) => app.t.app.get(EventsRepository).record(tx, [event]));
   };
   const names = (res: { body: { events: Array<{ requestId: string }> } }) => res.body.events.map((e) => e.requestId);
 

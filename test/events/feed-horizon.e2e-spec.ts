@@ -31,7 +31,7 @@ describe('GET /api/v2/events: the horizon of a page', () => {
   it('a full page does not wait for a commit in progress; a short one waits for it and includes its events', async () => {
     const org = await createOrganization(app.t.prisma);
     for (const name of ['a', 'b', 'c']) {
-      await app.t.prisma.$transaction((tx) => app.t.app.get(EventsRepository).record(tx, [event(org.id, name)]));
+      await app.t.prisma.database.transaction((tx) => app.t.app.get(EventsRepository).record(tx, [event(org.id, name)]));
     }
     // Learns a horizon at or above c's position.
     const first = await page(org.apiKey, 'limit=1');

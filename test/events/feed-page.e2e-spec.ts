@@ -28,7 +28,7 @@ describe('GET /api/v2/events: the page as sent', () => {
       { organizationId: org.id, type: 'field.created', requestId: 'req-1', data: { field: awkward } as never },
       { organizationId: org.id, type: 'list.updated', requestId: 'a "quoted" \\ request\u0001 id é', data: { list: { id: 'l1', name: '', archived: true } } },
     ];
-    await app.t.prisma.$transaction((tx) => app.t.app.get(EventsRepository).record(tx, events));
+    await app.t.prisma.database.transaction((tx) => app.t.app.get(EventsRepository).record(tx, events));
 
     const res = await app.t.http().get('/api/v2/events').set('Authorization', `Bearer ${org.apiKey}`);
     expect(res.status).toBe(200);
@@ -65,7 +65,7 @@ describe('GET /api/v2/events: the page as sent', () => {
       requestId: null,
       data: { list: { id: `l${i}`, name: `List ${i}`, archived: false } },
     }));
-    await app.t.prisma.$transaction((tx) => app.t.app.get(EventsRepository).record(tx, events));
+    await app.t.prisma.database.transaction((tx) => app.t.app.get(EventsRepository).record(tx, events));
     const get = (query: string) => app.t.http().get(`/api/v2/events?${query}`).set('Authorization', `Bearer ${org.apiKey}`);
     const ids = (res: { body: { events: Array<{ data: { list: { id: string } } }> } }) => res.body.events.map((event) => event.data.list.id);
 

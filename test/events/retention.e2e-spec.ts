@@ -17,7 +17,7 @@ describe('events retention sweep', () => {
   async function commit(organizationId: string, transactions: number, perTransaction: number): Promise<void> {
     const events = app.t.app.get(EventsRepository);
     for (let i = 0; i < transactions; i++) {
-      await app.t.prisma.$transaction((tx) => events.record(tx, Array.from({ length: perTransaction }, (_, k) => listEvent(organizationId, `${i}.${k}`))));
+      await app.t.prisma.database.transaction((tx) => events.record(tx, Array.from({ length: perTransaction }, (_, k) => listEvent(organizationId, `${i}.${k}`))));
     }
   }
   const positions = async (organizationId: string) =>

@@ -90,7 +90,7 @@ describe('webhook delivery', () => {
     const created = await call('post', '/api/v2/webhooks', { url, ...(types ? { types } : {}) });
     expect(created.status).toBe(201);
     const record = (events: Omit<NewEvent, 'organizationId'>[]) =>
-      t.prisma.$transaction((tx) => t.app.get(EventsRepository).record(tx, events.map((e) => ({ ...e, organizationId: org.id }) as NewEvent)));
+      t.prisma.database.transaction((tx) => t.app.get(EventsRepository).record(tx, events.map((e) => ({ ...e, organizationId: org.id }) as NewEvent)));
     return { org, call, id: created.body.webhook.id as string, secret: created.body.secret as string, record };
   }
 
@@ -271,7 +271,7 @@ describe('the fan-out takes fresh deliveries for their first attempt (worker off
     expect(created.status).toBe(201);
     const repository = t.app.get(WebhooksRepository);
     const record = (events: [string, number][]) =>
-      t.prisma.$transaction((tx) =>
+      t.prisma.database.transaction((tx) =>
         t.app.get(EventsRepository).record(
           tx,
           events.map(([contactId, n]) => ({ organizationId: org.id, type: 'contact.updated', contactId, email: `c${contactId}@example.com`, data: { contact: { id: contactId, n } } }) as unknown as NewEvent),
@@ -306,7 +306,7 @@ describe('the fan-out takes fresh deliveries for their first attempt (worker off
     expect(created.status).toBe(201);
     const repository = t.app.get(WebhooksRepository);
     const record = (contactId: string) =>
-      t.prisma.$transaction((tx) =>
+      t.prisma.database.transaction((tx) =>
         t.app.get(EventsRepository).record(tx, [{ organizationId: org.id, type: 'contact.created', contactId, email: `${contactId}@example.com`, data: { contact: { id: contactId } } } as unknown as NewEvent]),
       );
     const lease = (token: string) => ({ owner: 'test', token, seconds: 30, limit: 0 });
@@ -355,7 +355,7 @@ describe('the fan-out takes fresh deliveries for their first attempt (worker off
     const webhookId = created.body.webhook.id as string;
     const repository = t.app.get(WebhooksRepository);
     const record = (contactId: string) =>
-      t.prisma.$transaction((tx) =>
+      t.prisma.database.transaction((tx) =>
         t.app.get(EventsRepository).record(tx, [{ organizationId: org.id, type: 'contact.created', contactId, email: `${contactId}@example.com`, data: { contact: { id: contactId } } } as unknown as NewEvent]),
       );
     const lease = (token: string) => ({ owner: 'test', token, seconds: 30, limit: 0 });
@@ -404,7 +404,7 @@ describe('the fan-out waits for attempt slots instead of leaving its page to the
     const created = await t.http().post('/api/v2/webhooks').set('Authorization', `Bearer ${key}`).set('Content-Type', 'application/json').send({ url: r.url });
     expect(created.status).toBe(201);
     const events = Array.from({ length: 40 }, (_, i) => ({ organizationId: org.id, type: 'contact.created', contactId: `k${i}`, email: `k${i}@example.com`, data: { contact: { id: `k${i}` } } }) as unknown as NewEvent);
-    await t.prisma.$transaction((tx) => t.app.get(EventsRepository).record(tx, events));
+    await t.prisma.database.transaction((tx) => t.app.get(EventsRepository).record(tx, events));
     await waitUntil('40 delivered and recorded', async () => {
       const rows = await t.prisma.$queryRawUnsafe<{ n: number }[]>(`SELECT count(*)::int AS n FROM webhook_deliveries WHERE state = 'delivered'`);
       return rows[0].n === 40;
@@ -446,7 +446,7 @@ describe('webhook addresses with a hostile resolver (WEBHOOK_ALLOW_INSECURE unse
     const created = await post({ url: `https://rebind.example.com:${receiver.port}/x` });
     expect(created.status).toBe(201);
     answers['rebind.example.com'] = '127.0.0.1'; // the name now points at the receiver on loopback
-    await t.prisma.$transaction((tx) =>
+    await t.prisma.database.transaction((tx) =>
       t.app.get(EventsRepository).record(tx, [{ organizationId: org.id, type: 'list.created', data: { list: { id: 'l', name: 'L', archived: false } } }]),
     );
     const path = `/api/v2/webhooks/${created.body.webhook.id}/deliveries`;
@@ -474,7 +474,7 @@ describe('a lost attempt is retried before a backlog of due deliveries (contract
     expect(created.status).toBe(201);
     const webhookId = created.body.webhook.id as string;
     const event = (contactId: string) => ({ organizationId: org.id, type: 'contact.created', contactId, email: `${contactId}@example.com`, data: { contact: { id: contactId } } }) as unknown as NewEvent;
-    const record = (contactIds: string[]) => t.prisma.$transaction((tx) => t.app.get(EventsRepository).record(tx, contactIds.map(event)));
+    const record = (contactIds: string[]) => t.prisma.database.transaction((tx) => t.app.get(EventsRepository).record(tx, contactIds.map(event)));
     const backlog = async () => {
       // 60 events due, each older (next_attempt_at) than the end of the lost lease.
       await record(Array.from({ length: 60 }, (_, i) => `b${i}`));

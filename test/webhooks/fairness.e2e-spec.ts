@@ -106,7 +106,7 @@ describe('fair delivery between organizations', () => {
 
       const committed = new Map<string, number>();
       for (let n = 0; n < B_EVENTS; n++) {
-        await t.prisma.$transaction((tx) =>
+        await t.prisma.database.transaction((tx) =>
           t.app.get(EventsRepository).record(tx, [{ organizationId: b, type: 'contact.updated', contactId: `b${n}`, email: `b${n}@example.com`, data: { contact: { id: `b${n}` } } } as unknown as NewEvent]),
         );
         committed.set(`b${n}`, Date.now());

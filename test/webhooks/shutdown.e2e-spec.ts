@@ -38,7 +38,7 @@ describe('shutdown with webhook attempts in flight', () => {
     expect(created.status).toBe(201);
     const id = created.body.webhook.id as string;
     const record = (contactId: string) =>
-      t.prisma.$transaction((tx) =>
+      t.prisma.database.transaction((tx) =>
         t.app.get(EventsRepository).record(tx, [{ organizationId: org.id, type: 'contact.updated', contactId, email: `${contactId}@example.com`, data: { contact: { id: contactId } } } as unknown as NewEvent]),
       );
     return { id, record };

@@ -1,8 +1,10 @@
 import { Injectable } from '@nestjs/common';
-import { PrismaService } from '../../database/prisma.service';
+import { Database } from '../../database/database';
+import { runIn } from '../../database/statements';
 import { EventsRepository } from '../../events/events.repository';
 import { readContactViews } from '../contact-views';
 import { lockEmails } from '../email-locks';
+import { DELETE_CONTACT } from './contact-deletion.statements';
 
 /**
  * DELETE /api/v2/contacts/{email} (docs/api.md, "Deleting contacts"): the contact and, by the
@@ -14,18 +16,18 @@ import { lockEmails } from '../email-locks';
 @Injectable()
 export class ContactDeletionRepository {
   constructor(
-    private readonly prisma: PrismaService,
+    private readonly database: Database,
     private readonly events: EventsRepository,
   ) {}
 
   /** Whether a contact with this normalized email existed (and is now gone). */
   deleteByEmail(organizationId: string, email: string, requestId: string | null): Promise<boolean> {
-    return this.prisma.$transaction(async (tx) => {
+    return this.database.transaction(async (tx) => {
       await lockEmails(tx, organizationId, [email]);
       // Read under the lock: what the event shows is exactly what the delete removes.
       const before = (await readContactViews(tx, organizationId, [email])).get(email);
       if (!before) return false;
-      await tx.contact.delete({ where: { id: before.id } });
+      await runIn(tx, DELETE_CONTACT, [before.id, organizationId]);
       await this.events.record(tx, [{ organizationId, type: 'contact.deleted', requestId, contactId: before.id, email, data: { contact: before } }]);
       return true;
     });

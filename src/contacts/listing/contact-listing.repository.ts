@@ -1,9 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Database } from '../../database/database';
-import { PrismaService } from '../../database/prisma.service';
-import { Prisma } from '../../generated/prisma/client';
 import type { ListingQuery } from './listing-query';
-import { type ListingDriver, listingStatement, listingValues } from './listing.statements';
+import { LISTING_COUNTS, type ListingDriver, listingStatement, listingValues } from './listing.statements';
 
 export type { ListingDriver } from './listing.statements';
 
@@ -59,14 +57,11 @@ export function possibleDrivers(filters: ListingQuery['filters']): ListingDriver
  * The page itself is a registered statement on the pg pool (listing.statements.ts), not Prisma
  * Client, because a page of 1,000 is hot: PostgreSQL renders the contacts as JSON text in chunks of 100, so no row objects are built,
  * decoded or serialized here; it also checks `listId` (no round trip of its own). The choice of walk
- * stays on Prisma Client.
+ * is one statement too (LISTING_COUNTS).
  */
 @Injectable()
 export class ContactListingRepository {
-  constructor(
-    private readonly prisma: PrismaService,
-    private readonly database: Database,
-  ) {}
+  constructor(private readonly database: Database) {}
 
   /**
    * Up to `limit` contacts after the cursor, rendered, and whether more follow; null when `listId`
@@ -104,14 +99,7 @@ export class ContactListingRepository {
     if (updatedSince === null && !(listId !== null && bySuppression)) {
       return listId !== null ? 'members' : bySuppression ? 'suppressions' : 'contacts';
     }
-    const bound = GATHER_UPDATED_MAX + 1;
-    const count = (set: Prisma.Sql) => Prisma.sql`(SELECT count(*)::int FROM (${set} LIMIT ${bound}::int) AS s)`;
-    const none = Prisma.sql`NULL::int`;
-    const [counts] = await this.prisma.$queryRaw<Array<{ updated: number | null; members: number | null; suppressions: number | null }>>`
-      SELECT
-        ${updatedSince === null ? none : count(Prisma.sql`SELECT 1 FROM contacts WHERE organization_id = ${organizationId} AND updated_at >= ${updatedSince}`)} AS updated,
-        ${listId !== null && bySuppression ? count(Prisma.sql`SELECT 1 FROM list_memberships WHERE list_id = ${listId} AND EXISTS (SELECT 1 FROM lists WHERE id = ${listId} AND organization_id = ${organizationId})`) : none} AS members,
-        ${listId !== null && bySuppression ? count(Prisma.sql`SELECT 1 FROM suppressions WHERE organization_id = ${organizationId}`) : none} AS suppressions`;
+    const [counts] = await this.database.run(LISTING_COUNTS, [organizationId, updatedSince, listId, listId !== null && bySuppression, GATHER_UPDATED_MAX + 1]);
     if (counts.updated !== null && counts.updated <= GATHER_UPDATED_MAX) return 'updated';
     if (listId !== null && bySuppression) return (counts.suppressions ?? 0) < (counts.members ?? 0) ? 'suppressions' : 'members';
     return listId !== null ? 'members' : bySuppression ? 'suppressions' : 'contacts';

@@ -1,4 +1,4 @@
-import type { RegisteredStatement } from '../../database/statements';
+import { defineStatement, type RegisteredStatement } from '../../database/statements';
 import { isoTimeSql } from '../../events/events.statements';
 import { STANDARD_FIELD_COLUMNS } from '../contacts.statements';
 
@@ -253,3 +253,23 @@ export function listingStatement(driver: ListingDriver, filters: { listId: strin
 }
 
 export const LISTING_STATEMENTS: readonly ListingStatement[] = [...Object.values(LISTING_PAGE), ...LISTING_PAGE_UPDATED];
+
+/**
+ * The bounded counts that choose a listing's walk (ContactListingRepository), each at most $5 and
+ * only when asked for (else NULL, never run): the contacts of organization $1 updated since $2
+ * (when $2 is not null), and when $4 (a list and `suppressed=true` together) the members of list $3
+ * (none when the list is not the organization's) and the organization's suppressions.
+ */
+export const LISTING_COUNTS = defineStatement<{ updated: number | null; members: number | null; suppressions: number | null }>({
+  name: 'contacts.listing-counts',
+  text: `SELECT
+        CASE WHEN $2::timestamptz IS NOT NULL THEN (SELECT count(*)::int FROM (
+          SELECT 1 FROM contacts WHERE organization_id = $1 AND updated_at >= $2::timestamptz LIMIT $5::int) AS s) END AS updated,
+        CASE WHEN $4::boolean THEN (SELECT count(*)::int FROM (
+          SELECT 1 FROM list_memberships WHERE list_id = $3::text AND EXISTS (SELECT 1 FROM lists WHERE id = $3::text AND organization_id = $1)
+          LIMIT $5::int) AS s) END AS members,
+        CASE WHEN $4::boolean THEN (SELECT count(*)::int FROM (
+          SELECT 1 FROM suppressions WHERE organization_id = $1 LIMIT $5::int) AS s) END AS suppressions`,
+  columns: ['updated', 'members', 'suppressions'],
+  sample: (organizationId) => [organizationId, null, null, false, 1],
+});
