@@ -31,8 +31,12 @@ describe('start-up failures are one clear line', () => {
     return msg;
   }
 
-  it('a bad configuration names the variable', async () => {
-    expect(await failedStart({ PORT: 'eighty' })).toMatch(/PORT="eighty"/);
+  it.each([
+    ['PORT', 'eighty'],
+    ['ORG_RATE_LIMIT', '-5'],
+    ['DATABASE_URL', 'mysql://nope'],
+  ])('a bad %s=%s names the variable and its value', async (name, value) => {
+    expect(await failedStart({ [name]: value })).toContain(`Invalid configuration: ${name}="${value}"`);
   }, 60_000);
 
   it('a database nobody answers on says so and what to fix', async () => {

@@ -60,18 +60,32 @@ export async function createTestApp(
 export const ROOM_FOR_LOAD: Readonly<Record<string, string>> = { DB_STATEMENT_TIMEOUT_MS: '60000', DB_CONNECT_TIMEOUT_MS: '30000' };
 
 /**
- * One app for the enclosing `describe`: booted in beforeAll, closed in afterAll. Read it as
- * `app.t` inside tests (it exists once beforeAll has run).
+ * The app of the enclosing `describe`: booted in its beforeAll. Every useTestApp of a test file with
+ * the same `env` gets the same app (Jest loads this module afresh for each file), closed after the
+ * file's last test: a file's describes differ in what they test, not in the service they test, and
+ * each test makes its own organization. Read it as `app.t` inside tests (it exists once beforeAll
+ * has run).
  */
 export function useTestApp(env: Record<string, string> = {}): { t: TestApp } {
   const holder = {} as { t: TestApp };
+  const key = JSON.stringify(Object.entries(env).sort(([a], [b]) => a.localeCompare(b)));
   beforeAll(async () => {
-    holder.t = await createTestApp(env);
-  });
-  afterAll(async () => {
-    await holder.t?.close();
+    let booting = fileApps.get(key);
+    if (!booting) fileApps.set(key, (booting = createTestApp(env)));
+    holder.t = await booting;
   });
   return holder;
+}
+
+/** The apps of this test file's useTestApp calls, by their settings. */
+const fileApps = new Map<string, Promise<TestApp>>();
+// Registered when a test file first imports this module: the root of the file, after all its tests.
+if (typeof afterAll === 'function') {
+  afterAll(async () => {
+    const booted = await Promise.allSettled(fileApps.values());
+    fileApps.clear();
+    await Promise.all(booted.flatMap((app) => (app.status === 'fulfilled' ? [app.value.close()] : [])));
+  });
 }
 
 /** An app (createTestApp) with one organization, its API key and one list: where the raw-HTTP tests start. */
