@@ -7,6 +7,7 @@ import { EventsRepository } from '../events/events.repository';
 import type { PrismaClient } from '../generated/prisma/client';
 import { ErasureSecrets } from '../suppressions/erasure-secrets';
 import { ERASE_ADDRESS } from './erasure.statements';
+import { ERASE_IMPORT_ROWS } from '../imports/imports.statements';
 
 /**
  * Longest an erasure's transaction may run (Prisma's interactive-transaction `timeout`, 5 s by
@@ -21,6 +22,8 @@ export interface ErasureOutcome {
   suppressionKept: boolean;
   storedAnswersErased: number;
   eventsRedacted: number;
+  /** Import rows that held the address (contract 17): their content and email removed. */
+  importRowsErased: number;
 }
 
 /**
@@ -45,7 +48,7 @@ export class ErasureService {
   async erase(organizationId: string, rawEmail: string, requestId: string | null): Promise<ErasureOutcome> {
     const email = normalizeEmail(rawEmail);
     // PostgreSQL cannot hold U+0000 or a lone surrogate as text: no row can hold this value.
-    if (!isStorableText(email)) return { contactDeleted: false, suppressionKept: false, storedAnswersErased: 0, eventsRedacted: 0 };
+    if (!isStorableText(email)) return { contactDeleted: false, suppressionKept: false, storedAnswersErased: 0, eventsRedacted: 0, importRowsErased: 0 };
     const hash = (await this.secrets.hasherFor(organizationId))(email);
     return this.prisma.$transaction(async (tx) => {
       await lockEmails(tx, organizationId, [email]);
@@ -56,6 +59,7 @@ export class ErasureService {
       const contactIds = erased.contact_ids;
       // Every earlier event of the address (and so of its contact) keeps its place in the feed, without the address.
       const eventsRedacted = await this.events.redactEventsOf(tx, organizationId, email);
+      const [imports] = await runInPrisma(tx, ERASE_IMPORT_ROWS, [organizationId, email]);
       // Only the id: the event announces the erasure without naming what was erased.
       await this.events.record(
         tx,
@@ -66,6 +70,7 @@ export class ErasureService {
         suppressionKept: erased.suppression_kept,
         storedAnswersErased: erased.stored_answers_erased,
         eventsRedacted,
+        importRowsErased: imports.erased,
       };
     }, { timeout: ERASURE_TRANSACTION_TIMEOUT_MS });
   }

@@ -207,14 +207,19 @@ export function uploadRows(importId: string, format: ImportFormat, body: Readabl
     }
   }
   async function* csv(): AsyncGenerator<UploadedRow> {
-    const parser = body.pipe(parseCsv({ bom: true, encoding: null, relax_column_count: true, skip_empty_lines: true }));
+    // csv-parse decodes UTF-8 itself (bytes that are not UTF-8 become U+FFFD): a cell holding
+    // U+FFFD is taken as bytes that were not UTF-8.
+    const parser = body.pipe(parseCsv({ bom: true, relax_column_count: true, skip_empty_lines: true }));
     body.on('error', (error) => parser.destroy(error));
     let header: ReturnType<typeof readCsvHeader> | undefined;
     try {
-      for await (const record of parser as AsyncIterable<Buffer[]>) {
-        const decoded = record.map(decodeRow);
-        const cells = decoded.map((cell) => cell.text);
-        const problem = decoded.find((cell) => cell.problem !== null)?.problem ?? null;
+      for await (const record of parser as AsyncIterable<string[]>) {
+        const cells = record.map((cell) => cell.replace(/\0/g, '\uFFFD'));
+        const problem = record.some((cell) => cell.includes('\uFFFD'))
+          ? 'row is not valid UTF-8'
+          : record.some((cell) => cell.includes('\0'))
+            ? 'row holds a NUL character'
+            : null;
         if (header === undefined) {
           if (problem !== null) throw invalidRequest('The CSV header is not valid UTF-8');
           header = readCsvHeader(cells, fields);
