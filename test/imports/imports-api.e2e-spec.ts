@@ -86,7 +86,7 @@ describe('Imports (contract 17)', () => {
   });
 
   it('refuses media types, charsets, empty files and files over the limits, keeping nothing', async () => {
-    const cases: Array<[number, Promise<{ status: number; body: any }>]> = [
+    const cases: Array<[number, Promise<{ status: number }>]> = [
       [400, upload(org, ndjson([{ email: uniqueEmail() }]), { contentType: 'application/json' })],
       [400, upload(org, ndjson([{ email: uniqueEmail() }]), { contentType: 'application/x-ndjson; charset=latin1' })],
       [400, upload(org, '\n  \n')],
