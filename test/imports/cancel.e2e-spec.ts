@@ -1,4 +1,5 @@
 import { Org, bootApp, uniqueEmail } from '../contract/helpers';
+import { ImportWorker } from '../../src/imports/import-worker.service';
 import { getImport, ndjson, results, upload } from './import-helpers';
 
 /**
@@ -6,8 +7,9 @@ import { getImport, ndjson, results, upload } from './import-helpers';
  * is written, and a second cancel is 409 IMPORT_FINISHED. This instance processes no imports, so
  * the import stays queued until cancelled.
  */
-describe('cancelling a queued import', () => {
-  const app = bootApp({ IMPORT_PROCESSING: 'false' });
+describe('imports on an instance that processes none: cancel, scopes, retention', () => {
+  // Retention of about 0.9 s: a cancelled import is swept by the next sweep after that.
+  const app = bootApp({ IMPORT_PROCESSING: 'false', IMPORT_RETENTION_DAYS: '0.00001' });
 
   it('is cancelled at once: no row processed, no result, import.finished written; then 409', async () => {
     const { org, list } = await Org.withList(app.t);
@@ -38,5 +40,18 @@ describe('cancelling a queued import', () => {
     const { body } = await upload(org, ndjson([{ email: uniqueEmail(), listIds: [list] }]));
     expect((await app.t.http().get(`/api/v2/imports/${body.import.id}`).set('Authorization', `Bearer ${reader}`)).status).toBe(200);
     expect((await app.t.http().post(`/api/v2/imports/${body.import.id}/cancel`).set('Authorization', `Bearer ${reader}`)).status).toBe(403);
+  });
+
+  it('deletes an ended import and its rows after IMPORT_RETENTION_DAYS (404), keeping one that has not ended', async () => {
+    const { org, list } = await Org.withList(app.t);
+    const ended = (await upload(org, ndjson([{ email: uniqueEmail(), listIds: [list] }]))).body.import.id as string;
+    const queued = (await upload(org, ndjson([{ email: uniqueEmail(), listIds: [list] }]))).body.import.id as string;
+    await org.t.http().post(`/api/v2/imports/${ended}/cancel`).set('Authorization', `Bearer ${org.key}`).expect(200);
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    expect(await app.t.app.get(ImportWorker).deleteExpired()).toBeGreaterThanOrEqual(1);
+    const gone = await org.t.http().get(`/api/v2/imports/${ended}`).set('Authorization', `Bearer ${org.key}`);
+    expect(gone.status).toBe(404);
+    expect(await org.t.prisma.importRow.count({ where: { importId: ended } })).toBe(0);
+    expect((await getImport(org, queued)).status).toBe('queued');
   });
 });
