@@ -1,4 +1,4 @@
-import { Controller, Get, HttpCode, Param, Post, Query, Req, Res, UseGuards } from '@nestjs/common';
+import { Controller, Get, HttpCode, Inject, Param, Post, Query, Req, Res, UseGuards } from '@nestjs/common';
 import { ApiOperation, ApiParam, ApiQuery, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import type { CallerIdentity } from '../auth/authenticated-request';
@@ -12,7 +12,6 @@ import { invalidRequest } from '../errors/request-error';
 import { ReadsOwnBody } from '../http-body/json-body.interceptor';
 import { NoBody } from '../http-body/no-body';
 import { ClientRequestIdGuard, clientRequestIdOf, isValidClientRequestId } from '../requests/client-request-id';
-import { Inject } from '@nestjs/common';
 import { uploadFormat } from './import-upload';
 import { ImportWorker } from './import-worker.service';
 import { ImportsService } from './imports.service';
