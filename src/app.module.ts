@@ -24,6 +24,7 @@ import { ErasureModule } from './erasure/erasure.module';
 import { EventsModule } from './events/events.module';
 import { SuppressionsModule } from './suppressions/suppressions.module';
 import { WebhooksModule } from './webhooks/webhooks.module';
+import { ImportsModule } from './imports/imports.module';
 import { RequestValidationPipe } from './validation/request-validation.pipe';
 import { DryRunOnlyWhereOffered } from './contacts/dry-run.pipe';
 
@@ -57,6 +58,7 @@ export class AppModule {
         EventsModule,
         RateLimitModule,
         WebhooksModule,
+        ImportsModule,
       ],
       providers: [
         { provide: APP_CONFIG, useValue: config },

@@ -65,7 +65,7 @@ export const COMMAND_HELP: Record<AdminCommand['command'], string> = {
   unsuppress:
     'unsuppress --org <orgId> --email <email>\n  Lifts the suppression of an email, whatever its reason (also complained, which the API refuses to lift), and\n  also an erased (hashed) one. Prints { "email", "status": "unsuppressed", "reason" }.',
   'contact erase':
-    'contact erase --org <orgId> --email <email>\n  Erases an address (right to erasure), as POST /api/v2/contacts/{email}/erase does: the contact, its memberships,\n  the suppression\'s plaintext (kept as a keyed hash), every stored answer holding it and the address in\n  every change event (redacted; contact.erased is written). Prints\n  { "email", "status": "erased", "contactDeleted", "suppressionKept", "storedAnswersErased", "eventsRedacted" }.',
+    'contact erase --org <orgId> --email <email>\n  Erases an address (right to erasure), as POST /api/v2/contacts/{email}/erase does: the contact, its memberships,\n  the suppression\'s plaintext (kept as a keyed hash), every stored answer holding it and the address in\n  every change event (redacted; contact.erased is written). Prints\n  { "email", "status": "erased", "contactDeleted", "suppressionKept", "storedAnswersErased", "eventsRedacted", "importRowsErased" }.',
   migrate:
     'migrate\n  Applies pending database migrations to DATABASE_URL (for deployments that run with MIGRATE_ON_START=false).\n  Prints { "applied": [names] } (empty when nothing was pending).',
 };

@@ -99,6 +99,23 @@ const envSchema = z.object({
     .number({ message: 'must be a number of days' })
     .refine((days) => Number.isFinite(days) && days > 0, 'must be a number of days greater than 0')
     .default(7),
+  /** Most rows of one import file (contract 17); more: 413 PAYLOAD_TOO_LARGE, nothing kept. */
+  IMPORT_MAX_ROWS: positiveInt.default(1_000_000),
+  /** Most decoded bytes of one import file (gzip, deflate, br undone); more: 413, nothing kept. */
+  IMPORT_MAX_BYTES: positiveInt.default(512 * 1024 * 1024),
+  /** Imports of one organization running at once; the others wait queued in creation order. */
+  IMPORT_CONCURRENCY: positiveInt.default(1),
+  /** Days an import and its results are kept after it ends; fractions allowed (tests use seconds' worth). */
+  IMPORT_RETENTION_DAYS: z.coerce
+    .number({ message: 'must be a number of days' })
+    .refine((days) => Number.isFinite(days) && days > 0, 'must be a number of days greater than 0')
+    .default(7),
+  /** How long an instance holds a running import between chunks; one that dies leaves it to another after this. */
+  IMPORT_LEASE_SECONDS: positiveInt.default(30),
+  /** Rows applied per transaction of an import. */
+  IMPORT_CHUNK_ROWS: positiveInt.default(500),
+  /** false: this instance processes no imports (its API still takes and reports them). */
+  IMPORT_PROCESSING: booleanString.default('true'),
 })
   // A lock wait must end before the statement timeout, or it is reported as the database failing.
   .superRefine((config, ctx) => {

@@ -12,11 +12,12 @@ import {
   type PlannedChange,
   type PlannedCreate,
   type PlannedUpdate,
+  type ScreenedRow,
   planContact,
   screenContacts,
 } from './contact-rules';
 import { contactEvents } from './contact-events';
-import { type AnswerWrite, ContactsRepository, type WriteContext } from './contacts.repository';
+import { type AnswerWrite, ContactsRepository, type EventsOnlyWrite, type WriteContext } from './contacts.repository';
 import { ErasureSecrets, type EmailHasher } from '../suppressions/erasure-secrets';
 
 /** One POST of contacts, as the controller received it. */
@@ -101,35 +102,67 @@ export class ContactsPipelineService {
     // Before the transaction: a first read of the secret must not wait for a second pool connection.
     const hashEmail = candidates.length > 0 ? await this.secrets.hasherFor(organizationId) : (email: string) => email;
     return this.database.transaction(async (tx) => {
-      const emails = candidates.map((row) => row.email).sort();
-      const context = await this.readContext(tx, organizationId, emails, candidates, hashEmail);
-      const plans = new Map<string, ContactFailure | PlannedChange>(
-        candidates.map((row) => [row.email, planContact(row.email, row.input, context)]),
-      );
-
-      // Ids are made here, so the results (and the answer) are known before the one write statement.
-      const createdIds = new Map<string, string>();
-      if (!dryRun) {
-        for (const plan of plans.values()) if (plan.outcome === 'created') createdIds.set(plan.email, randomUUID());
-      }
-      const results = screened.map((row): ContactResult => {
-        if (row.kind === 'failed') return failureResult(row.email, row.failure);
-        const plan = plans.get(row.email) as ContactFailure | PlannedChange;
-        return plan.outcome === 'failed' ? failureResult(row.email, plan) : successResult(plan, createdIds);
+      let done: ContactsOutcome | undefined;
+      await this.applyScreened(tx, organizationId, screened, dryRun, hashEmail, (results) => {
+        done = outcome(results);
+        return { requestId: request.requestId, clientRequestId: request.clientRequestId, answer: done.answer };
       });
-      const done = outcome(results);
-      if (!dryRun) {
-        const stored = { requestId: request.requestId, clientRequestId: request.clientRequestId, answer: done.answer };
-        await this.write(tx, organizationId, [...plans.values()], createdIds, context, stored);
-        // A create that stores an erased address again turns its erased suppression back into a plain one.
-        const storedAgain = [...plans.values()]
-          .filter((plan): plan is PlannedCreate => plan.outcome === 'created')
-          .map((plan) => plan.email)
-          .filter((email) => context.erasedSuppressions?.has(email));
-        await this.contacts.restoreErasedSuppressions(tx, organizationId, storedAgain, hashEmail);
-      }
-      return done;
+      return done as ContactsOutcome;
     });
+  }
+
+  /**
+   * Rows of an import (contract 17): the batch's rules and writes for `inputs`, inside the
+   * caller's open transaction `tx`, their events under `requestId` and no stored answer (an
+   * import's 202 is not one). `hashEmail`: ErasureSecrets' hasher of the organization, read
+   * before the transaction. Returns one result per input, in order; retrying a failed
+   * transaction is the caller's.
+   */
+  async applyInTransaction(
+    tx: SqlClient,
+    rows: { organizationId: string; requestId: string; dryRun: boolean; inputs: readonly ContactInput[]; hashEmail: EmailHasher },
+  ): Promise<ContactResult[]> {
+    const screened = screenContacts(rows.inputs);
+    return this.applyScreened(tx, rows.organizationId, screened, rows.dryRun, rows.hashEmail, () => ({ requestId: rows.requestId, answer: null }));
+  }
+
+  /** Rules 4–10 and, on a real run, the one write statement (with the answer `stored` makes of the results). */
+  private async applyScreened(
+    tx: SqlClient,
+    organizationId: string,
+    screened: ScreenedRow[],
+    dryRun: boolean,
+    hashEmail: EmailHasher,
+    stored: (results: ContactResult[]) => AnswerWrite | EventsOnlyWrite,
+  ): Promise<ContactResult[]> {
+    const candidates = screened.flatMap((row) => (row.kind === 'candidate' ? [row] : []));
+    const emails = candidates.map((row) => row.email).sort();
+    const context = await this.readContext(tx, organizationId, emails, candidates, hashEmail);
+    const plans = new Map<string, ContactFailure | PlannedChange>(
+      candidates.map((row) => [row.email, planContact(row.email, row.input, context)]),
+    );
+
+    // Ids are made here, so the results (and the answer) are known before the one write statement.
+    const createdIds = new Map<string, string>();
+    if (!dryRun) {
+      for (const plan of plans.values()) if (plan.outcome === 'created') createdIds.set(plan.email, randomUUID());
+    }
+    const results = screened.map((row): ContactResult => {
+      if (row.kind === 'failed') return failureResult(row.email, row.failure);
+      const plan = plans.get(row.email) as ContactFailure | PlannedChange;
+      return plan.outcome === 'failed' ? failureResult(row.email, plan) : successResult(plan, createdIds);
+    });
+    const write = stored(results);
+    if (!dryRun) {
+      await this.write(tx, organizationId, [...plans.values()], createdIds, context, write);
+      // A create that stores an erased address again turns its erased suppression back into a plain one.
+      const storedAgain = [...plans.values()]
+        .filter((plan): plan is PlannedCreate => plan.outcome === 'created')
+        .map((plan) => plan.email)
+        .filter((email) => context.erasedSuppressions?.has(email));
+      await this.contacts.restoreErasedSuppressions(tx, organizationId, storedAgain, hashEmail);
+    }
+    return results;
   }
 
   /** Locks the emails first, so what is read next cannot change before the transaction ends. */
@@ -160,7 +193,7 @@ export class ContactsPipelineService {
     plans: Array<ContactFailure | PlannedChange>,
     createdIds: Map<string, string>,
     context: WriteContext,
-    stored: AnswerWrite,
+    stored: AnswerWrite | EventsOnlyWrite,
   ): Promise<void> {
     const creates = plans.filter((plan): plan is PlannedCreate => plan.outcome === 'created');
     const updates = plans.filter((plan): plan is PlannedUpdate => plan.outcome === 'updated');

@@ -22,6 +22,7 @@ import { CONTACT_UNIONS } from './dto/contact-responses.dto';
   imports: [MetricsModule, RequestsModule, SuppressionsModule, EventsModule],
   controllers: [ContactsController],
   providers: [ContactsRepository, ContactsPipelineService, ContactsWarmUpService, ContactListingRepository, ContactDeletionRepository],
+  exports: [ContactsPipelineService],
 })
 export class ContactsModule {
   constructor(statements: StatementRegistry) {

@@ -16,6 +16,7 @@ import {
   READ_RULE_CONTEXT,
   RESTORE_ERASED_SUPPRESSIONS,
   STANDARD_FIELD_COLUMNS,
+  WRITE_CONTACTS,
   WRITE_CONTACTS_AND_ANSWER,
 } from './contacts.statements';
 
@@ -51,6 +52,12 @@ export interface AnswerWrite {
   /** The X-Client-Request-Id the POST sent, if any (GET /requests?clientRequestId=). */
   clientRequestId: string | null;
   answer: Answer;
+}
+
+/** A write with events under `requestId` and no stored answer (the rows of an import). */
+export interface EventsOnlyWrite {
+  requestId: string;
+  answer: null;
 }
 
 /** A row of CONTACT_ROWS. */
@@ -155,13 +162,13 @@ export class ContactsRepository {
     tx: SqlClient,
     organizationId: string,
     changes: ContactChanges,
-    stored: AnswerWrite,
+    stored: AnswerWrite | EventsOnlyWrite,
   ): Promise<number> {
     // Not an async function: a suspended one would keep `changes` (every event's text, the rows)
     // alive until the statement returns, to be copied by each scavenge meanwhile; only the
     // statement's values are held (by the pg client) while it runs.
     const values = writeValues(organizationId, changes, stored);
-    return runIn(tx, WRITE_CONTACTS_AND_ANSWER, values).then(([row]) => row.inserted);
+    return runIn(tx, stored.answer === null ? WRITE_CONTACTS : WRITE_CONTACTS_AND_ANSWER, values).then(([row]) => row.inserted);
   }
 }
 
@@ -169,7 +176,7 @@ export class ContactsRepository {
 function writeValues(
   organizationId: string,
   changes: ContactChanges,
-  stored: AnswerWrite,
+  stored: AnswerWrite | EventsOnlyWrite,
 ): unknown[] {
   const created = columnsOf(changes.creates);
   const updated = columnsOf(changes.updates);
@@ -189,7 +196,7 @@ function writeValues(
     memberships.map((m) => m.newContact),
     memberships.map((m) => m.email),
     ...eventInsertValues(stored.requestId, changes.eventsAt, changes.events),
-    ...storedResponseValues(organizationId, stored.requestId, stored.answer, stored.clientRequestId),
+    ...(stored.answer === null ? [] : storedResponseValues(organizationId, stored.requestId, stored.answer, stored.clientRequestId)),
   ];
 }
 

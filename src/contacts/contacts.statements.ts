@@ -235,4 +235,12 @@ export const WRITE_CONTACTS_AND_ANSWER = defineStatement<{ inserted: number }>({
   sample: (organizationId) => [...emptyWrite(organizationId), randomUUID(), organizationId, 200, '{}', null, []],
 });
 
-export const CONTACTS_STATEMENTS = [LOCK_EMAILS, READ_RULE_CONTEXT, WRITE_CONTACTS_AND_ANSWER, RESTORE_ERASED_SUPPRESSIONS];
+/** WRITE_CONTACTS_AND_ANSWER without a stored answer: the rows of an import (contract 17). */
+export const WRITE_CONTACTS = defineStatement<{ inserted: number }>({
+  name: 'contacts.write',
+  text: writeText(false),
+  columns: ['inserted'],
+  sample: (organizationId) => emptyWrite(organizationId),
+});
+
+export const CONTACTS_STATEMENTS = [LOCK_EMAILS, READ_RULE_CONTEXT, WRITE_CONTACTS_AND_ANSWER, WRITE_CONTACTS, RESTORE_ERASED_SUPPRESSIONS];

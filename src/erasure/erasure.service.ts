@@ -7,12 +7,15 @@ import { runIn } from '../database/statements';
 import { EventsRepository } from '../events/events.repository';
 import { ErasureSecrets } from '../suppressions/erasure-secrets';
 import { ERASE_ADDRESS } from './erasure.statements';
+import { ERASE_IMPORT_ROWS } from '../imports/imports.statements';
 
 export interface ErasureOutcome {
   contactDeleted: boolean;
   suppressionKept: boolean;
   storedAnswersErased: number;
   eventsRedacted: number;
+  /** Import rows that held the address (contract 17): their content and email removed. */
+  importRowsErased: number;
 }
 
 /**
@@ -37,7 +40,7 @@ export class ErasureService {
   async erase(organizationId: string, rawEmail: string, requestId: string | null): Promise<ErasureOutcome> {
     const email = normalizeEmail(rawEmail);
     // PostgreSQL cannot hold U+0000 or a lone surrogate as text: no row can hold this value.
-    if (!isStorableText(email)) return { contactDeleted: false, suppressionKept: false, storedAnswersErased: 0, eventsRedacted: 0 };
+    if (!isStorableText(email)) return { contactDeleted: false, suppressionKept: false, storedAnswersErased: 0, eventsRedacted: 0, importRowsErased: 0 };
     const hash = (await this.secrets.hasherFor(organizationId))(email);
     // No bound on the whole transaction: an address with tens of thousands of events is redacted in
     // rounds of EVENT_REDACTION_CHUNK, each statement bounded by DB_STATEMENT_TIMEOUT_MS.
@@ -50,6 +53,7 @@ export class ErasureService {
       const contactIds = erased.contact_ids;
       // Every earlier event of the address (and so of its contact) keeps its place in the feed, without the address.
       const eventsRedacted = await this.events.redactEventsOf(tx, organizationId, email);
+      const [imports] = await runInPrisma(tx, ERASE_IMPORT_ROWS, [organizationId, email]);
       // Only the id: the event announces the erasure without naming what was erased.
       await this.events.record(
         tx,
@@ -60,6 +64,7 @@ export class ErasureService {
         suppressionKept: erased.suppression_kept,
         storedAnswersErased: erased.stored_answers_erased,
         eventsRedacted,
+        importRowsErased: imports.erased,
       };
     });
   }

@@ -17,6 +17,10 @@ export enum RequestErrorCode {
   LAST_LIST_MEMBERSHIP = 'LAST_LIST_MEMBERSHIP',
   FIELD_KEY_TAKEN = 'FIELD_KEY_TAKEN',
   WEBHOOK_NOT_FOUND = 'WEBHOOK_NOT_FOUND',
+  /** Unknown, malformed, expired or another organization's import (contract 17). */
+  IMPORT_NOT_FOUND = 'IMPORT_NOT_FOUND',
+  /** The import already ended: completed, cancelled or failed. */
+  IMPORT_FINISHED = 'IMPORT_FINISHED',
   /** An organization has at most 20 webhooks. */
   WEBHOOK_LIMIT_REACHED = 'WEBHOOK_LIMIT_REACHED',
   /** An events feed cursor behind the retention boundary (docs/events.md). */
@@ -52,6 +56,7 @@ export function httpStatusOf(code: RequestErrorCode): number {
     case RequestErrorCode.FIELD_NOT_FOUND:
     case RequestErrorCode.SUPPRESSION_NOT_FOUND:
     case RequestErrorCode.WEBHOOK_NOT_FOUND:
+    case RequestErrorCode.IMPORT_NOT_FOUND:
       return 404;
     case RequestErrorCode.INSUFFICIENT_SCOPE:
       return 403;
@@ -59,6 +64,7 @@ export function httpStatusOf(code: RequestErrorCode): number {
     case RequestErrorCode.LAST_LIST_MEMBERSHIP:
     case RequestErrorCode.FIELD_KEY_TAKEN:
     case RequestErrorCode.WEBHOOK_LIMIT_REACHED:
+    case RequestErrorCode.IMPORT_FINISHED:
       return 409;
     case RequestErrorCode.CURSOR_EXPIRED:
       return 410;

@@ -9,7 +9,7 @@ import type { CustomFieldView } from '../custom-fields/dto/fields-response.dto';
 import type { ListView } from '../lists/list-view';
 import type { SuppressionReason } from '../generated/prisma/enums';
 
-/** The 11 event types, in the contract's order. */
+/** The 12 event types, in the contract's order (import.finished: section 17). */
 export const EVENT_TYPES = [
   'contact.created',
   'contact.updated',
@@ -22,6 +22,7 @@ export const EVENT_TYPES = [
   'list.updated',
   'field.created',
   'field.updated',
+  'import.finished',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
@@ -61,6 +62,8 @@ export interface EventDataByType {
   /** The field as GET /api/v2/fields shows it. */
   'field.created': { field: CustomFieldView };
   'field.updated': { field: CustomFieldView };
+  /** The import as GET /api/v2/imports/{id} shows it, once it ended. */
+  'import.finished': { import: Record<string, unknown> };
 }
 
 export type EventData<T extends EventType = EventType> = EventDataByType[T];

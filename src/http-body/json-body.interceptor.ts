@@ -1,4 +1,5 @@
 import { type CallHandler, type ExecutionContext, Inject, Injectable, type NestInterceptor } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
 import type { Request, RequestHandler, Response } from 'express';
 import { from, type Observable, switchMap } from 'rxjs';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
@@ -6,6 +7,12 @@ import { BODY_LIMIT_BYTES, jsonBody } from './json-body';
 
 /** POST and PATCH carry a body (PATCH /lists/{id}, /fields/{key}, /webhooks/{id}); other methods none. */
 const METHODS_WITH_BODY: ReadonlySet<string> = new Set(['POST', 'PATCH']);
+
+/**
+ * On a route handler that reads its own body as a stream, after the same guards (POST
+ * /api/v2/imports: a file far above the 1 MiB of a JSON body): this interceptor leaves it unread.
+ */
+export const ReadsOwnBody = Reflector.createDecorator<true>({ transform: () => true });
 
 /**
  * The one place request bodies are read: a global interceptor that runs the `jsonBody` middleware
@@ -19,14 +26,17 @@ const METHODS_WITH_BODY: ReadonlySet<string> = new Set(['POST', 'PATCH']);
 export class JsonBodyInterceptor implements NestInterceptor {
   private readonly read: RequestHandler;
 
-  constructor(@Inject(APP_CONFIG) config: AppConfig) {
+  constructor(
+    @Inject(APP_CONFIG) config: AppConfig,
+    private readonly reflector: Reflector,
+  ) {
     this.read = jsonBody({ limit: BODY_LIMIT_BYTES, timeoutMs: config.BODY_TIMEOUT_MS });
   }
 
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
     const http = context.switchToHttp();
     const req = http.getRequest<Request>();
-    if (!METHODS_WITH_BODY.has(req.method)) return next.handle();
+    if (!METHODS_WITH_BODY.has(req.method) || this.reflector.get(ReadsOwnBody, context.getHandler())) return next.handle();
     const res = http.getResponse<Response>();
     return from(runMiddleware(this.read, req, res)).pipe(switchMap(() => next.handle()));
   }

@@ -54,6 +54,7 @@ describe('admin unsuppress and contact erase', () => {
       storedAnswersErased: 1, // the create's answer (suppressions are not stored answers)
       // The address's events: suppression.created, and the create's own once the POST pipeline writes events.
       eventsRedacted: (await eventCount()) - 1,
+      importRowsErased: 0,
     });
     expect(await org.read(email)).toBeNull();
     expect((await org.postContact({ email, listIds: [list] })).body).toMatchObject({ code: 'SUPPRESSED_EMAIL', suppressionReason: 'unsubscribed' });

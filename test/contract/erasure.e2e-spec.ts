@@ -8,7 +8,7 @@ describe('POST /api/v2/contacts/{email}/erase', () => {
   let list: string;
   beforeEach(async () => ({ org, list } = await Org.withList(app.t)));
 
-  const zeros = { status: 'erased', contactDeleted: false, suppressionKept: false, storedAnswersErased: 0, eventsRedacted: 0 };
+  const zeros = { status: 'erased', contactDeleted: false, suppressionKept: false, storedAnswersErased: 0, eventsRedacted: 0, importRowsErased: 0 };
 
   it('erases a contact and every stored answer holding it; a later create is created again', async () => {
     const email = uniqueEmail('erase');

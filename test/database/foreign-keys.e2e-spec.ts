@@ -17,6 +17,8 @@ describe('foreign keys', () => {
     'events.contact_id', // the event outlives its contact (contact.deleted, erasure)
     'events.organization_id', // a trigger deletes them with the organization (schema.prisma says why)
     'events.request_id', // the X-Request-Id of the request that wrote it, not a row
+    'imports.client_request_id', // the caller's own id
+    'imports.request_id', // the upload's X-Request-Id
     'stored_responses.client_request_id', // the caller's own id
     'stored_responses.request_id', // the primary key: the POST's X-Request-Id
     'webhook_deliveries.contact_id', // as events.contact_id
@@ -75,6 +77,12 @@ describe('foreign keys', () => {
       data: { webhookId: hook.id, token: 't', leasedBy: 'test', expiresAt: new Date(Date.now() + 60_000), positions: [second.position], seqs: [second.seq], contactIds: [], open: 1 },
     });
     await app.t.prisma.eventRetention.create({ data: { organizationId: org.id, prunedPosition: 0n, prunedSeq: 0n } });
+    await app.t.prisma.import.create({
+      data: {
+        id: `imp_${'1'.repeat(32)}`, organizationId: org.id, status: 'queued', format: 'ndjson', overwrite: false, dryRun: false, requestId: 'r', rows: 1,
+        importRows: { create: [{ row: 1, line: '{"email":"ada@example.com"}', email: 'ada@example.com' }] },
+      },
+    });
 
     const tables = await app.t.prisma.$queryRaw<Array<{ table: string }>>`
       SELECT table_name AS table FROM information_schema.columns
@@ -105,6 +113,7 @@ describe('foreign keys', () => {
     expect(Object.entries(await rowsOf(org.id)).filter(([, n]) => n > 0)).toEqual([]);
     expect(await byWebhook()).toEqual({ deliveries: 0, leases: 0 });
     expect(await memberships()).toBe(0);
+    expect(await app.t.prisma.importRow.count({ where: { importId: `imp_${'1'.repeat(32)}` } })).toBe(0);
     expect(await rowsOf(other.id)).toEqual(theirs);
   });
 });

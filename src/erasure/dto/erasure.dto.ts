@@ -20,4 +20,7 @@ export class ErasedModel {
 
   @ApiProperty({ type: Number, description: 'Events whose payload held the address, redacted' })
   eventsRedacted!: number;
+
+  @ApiProperty({ type: Number, description: 'Import rows that held the address: their content removed, their result line kept with email null' })
+  importRowsErased!: number;
 }
