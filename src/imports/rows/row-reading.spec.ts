@@ -12,13 +12,11 @@ const field = (key: string, type: CustomFieldDefinition['type'], options: string
   options,
 });
 
-const FIELDS: FieldDefinitions = [
-  field('score', 'number'),
-  field('vip', 'boolean'),
-  field('birthday', 'date'),
-  field('tier', 'select', ['gold', 'silver']),
-  field('note', 'text'),
-];
+const FIELDS: FieldDefinitions = new Map(
+  [field('score', 'number'), field('vip', 'boolean'), field('birthday', 'date'), field('tier', 'select', ['gold', 'silver']), field('note', 'text')].map(
+    (definition) => [definition.key, definition],
+  ),
+);
 
 /** The input a read handed over, as plain data (the Map as an object). */
 function inputOf(read: RowRead) {
@@ -33,7 +31,7 @@ function pipelineCode(input: ContactInput): string {
   if (screened.kind === 'failed') return screened.failure.code;
   const context: RuleContext = {
     activeListIds: new Set(['L1', 'L2']),
-    customFields: new Map(FIELDS.map((definition) => [definition.key, definition])),
+    customFields: FIELDS,
     existingContacts: new Map(),
     suppressions: new Map(),
   };
@@ -50,13 +48,13 @@ describe('readNdjsonRow', () => {
       fields: { firstName: 'Ada', score: 3 },
       overwrite: true,
     });
-    expect(inputOf(readNdjsonRow('{"email":"a@example.com"}', true))).toEqual({
+    expect(inputOf(readNdjsonRow('{"email":"a@example.com"}', { overwrite: true }))).toEqual({
       email: 'a@example.com',
       listIds: undefined,
       fields: {},
       overwrite: true,
     });
-    expect(inputOf(readNdjsonRow('{"email":"a@example.com","overwrite":false}', true)).overwrite).toBe(false);
+    expect(inputOf(readNdjsonRow('{"email":"a@example.com","overwrite":false}', { overwrite: true })).overwrite).toBe(false);
   });
 
   it('keeps __proto__ and constructor as ordinary field keys', () => {
@@ -149,7 +147,7 @@ describe('readCsvHeader', () => {
 
 describe('readCsvRecord', () => {
   const header: CsvHeader = readCsvHeader(['email', 'listIds', 'overwrite', 'suppressed', 'firstName', 'score', 'vip', 'birthday', 'tier'], FIELDS);
-  const record = (cells: string[], defaultOverwrite = false) => readCsvRecord(cells, header, defaultOverwrite);
+  const record = (cells: string[], overwrite = false) => readCsvRecord(cells, header, { overwrite });
 
   it('types cells by the field: number, boolean in any case, date and select as text', () => {
     expect(inputOf(record(['Ada@Example.com', 'L1;;L2;', 'TRUE', 'bounced', 'Ada', '-1.5e3', 'False', '1990-02-28', 'gold']))).toEqual({

@@ -20,8 +20,18 @@ export type RowRead =
   | { kind: 'input'; input: ContactInput }
   | { kind: 'invalid'; code: 'INVALID_ROW' | 'INVALID_EMAIL'; message: string; email: string | null };
 
-/** The organization's custom fields (CustomFieldsRepository.findAll); standard fields need no definition. */
-export type FieldDefinitions = readonly CustomFieldDefinition[];
+/**
+ * The organization's custom fields by key, as the pipeline's RuleContext holds them; standard
+ * fields need no definition.
+ */
+export type FieldDefinitions = ReadonlyMap<string, CustomFieldDefinition>;
+
+/** What a row that does not give its own `overwrite` gets: the import's `overwrite`. */
+export interface RowDefaults {
+  overwrite: boolean;
+}
+
+const NO_DEFAULTS: RowDefaults = { overwrite: false };
 
 /** A row's text or its raw bytes (see RowRead). */
 export type RowText = string | Uint8Array;
@@ -52,11 +62,8 @@ function textOf(value: RowText): string | null {
 
 const kindOf = (value: unknown) => (value === null ? 'null' : Array.isArray(value) ? 'an array' : `a ${typeof value}`);
 
-/**
- * One non-blank NDJSON line. `defaultOverwrite` is the import's `overwrite` (for a row that does
- * not give its own).
- */
-export function readNdjsonRow(line: RowText, defaultOverwrite = false): RowRead {
+/** One non-blank NDJSON line. */
+export function readNdjsonRow(line: RowText, defaults: RowDefaults = NO_DEFAULTS): RowRead {
   const text = textOf(line);
   if (text === null) return notUtf8Row();
   let value: unknown;
@@ -92,7 +99,7 @@ export function readNdjsonRow(line: RowText, defaultOverwrite = false): RowRead 
   }
   return {
     kind: 'input',
-    input: { email, listIds: listIds as string[] | undefined, fields: fieldMap, overwrite: overwrite ?? defaultOverwrite },
+    input: { email, listIds: listIds as string[] | undefined, fields: fieldMap, overwrite: overwrite ?? defaults.overwrite },
   };
 }
 
@@ -120,7 +127,6 @@ const IGNORED_COLUMNS: ReadonlySet<string> = new Set(['suppressed']);
  * a name that is not UTF-8.
  */
 export function readCsvHeader(names: readonly RowText[], fields: FieldDefinitions): CsvHeader {
-  const customTypes = new Map(fields.map((field) => [field.key, field.type]));
   const seen = new Set<string>();
   const columns = names.map((raw, index): CsvColumn => {
     let name = textOf(raw);
@@ -134,7 +140,7 @@ export function readCsvHeader(names: readonly RowText[], fields: FieldDefinition
     if (name === 'overwrite') return { kind: 'overwrite' };
     if (IGNORED_COLUMNS.has(name)) return { kind: 'ignored', name };
     if (isStandardFieldKey(name)) return { kind: 'field', key: name, type: null };
-    const type = customTypes.get(name);
+    const type = fields.get(name)?.type;
     if (type === undefined) throw invalidRequest(`CSV header: column ${quoted} names no field of the organization`);
     return { kind: 'field', key: name, type };
   });
@@ -171,9 +177,9 @@ function cellValue(cell: string, type: CsvColumn & { kind: 'field' }): unknown {
  * One non-blank data record (the caller skips blank records and does not count them). An empty
  * cell is "not given"; missing trailing cells too; more cells than the header is INVALID_ROW.
  * `listIds` splits on `;`, empty ids ignored; `overwrite` is `true`/`false` in any letter case, else
- * INVALID_ROW; an empty `overwrite` takes `defaultOverwrite` (the import's).
+ * INVALID_ROW; an empty `overwrite` takes the import's.
  */
-export function readCsvRecord(cells: readonly RowText[], header: CsvHeader, defaultOverwrite = false): RowRead {
+export function readCsvRecord(cells: readonly RowText[], header: CsvHeader, defaults: RowDefaults = NO_DEFAULTS): RowRead {
   const texts: string[] = [];
   for (const cell of cells) {
     const text = textOf(cell);
@@ -187,7 +193,7 @@ export function readCsvRecord(cells: readonly RowText[], header: CsvHeader, defa
     return invalidRow(`the record has ${texts.length} cells; the header has ${columns.length} columns`, email);
   }
   let listIds: string[] | undefined;
-  let overwrite = defaultOverwrite;
+  let overwrite = defaults.overwrite;
   const fields = new Map<string, unknown>();
   for (let index = 0; index < texts.length; index++) {
     const cell = texts[index];
