@@ -115,6 +115,9 @@ async function runScenarios(settings: BenchSettings, ctx: BenchContext, result: 
   result.ratioToRawSameWork = ratio('batchCreate', 'rawBatchSameWork');
   result.webhookRatio = ratio('batchCreateWithWebhook', 'batchCreate');
   result.singleRatioToRaw = ratio('singleCreate', 'rawSingle');
+  const imported = result.import1M as { contactsPerSecond: number; importVsBatchCreate: number | null } | undefined;
+  const batchCreated = by('batchCreate');
+  if (imported && batchCreated) imported.importVsBatchCreate = round(imported.contactsPerSecond / batchCreated.perSecond, 3);
 
   if (settings.existing > 0) {
     const { state, save } = ctx.kept;

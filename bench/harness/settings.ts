@@ -29,6 +29,10 @@ export interface BenchSettings {
   feedTrace: string | null;
   /** Organization A's backlog in webhookFairness (BENCH_FAIRNESS_EVENTS). */
   fairnessEvents: number;
+  /** Rows of the import1M scenario and its raw baseline (BENCH_IMPORT_ROWS). */
+  importRows: number;
+  /** Whether import1M uploads gzip (BENCH_IMPORT_GZIP=1). */
+  importGzip: boolean;
   /** Contacts loaded before the existing-data scenarios (`--existing N`); 0 skips them. */
   existing: number;
   /** PostgreSQL shared_buffers of the embedded server with `--existing` (BENCH_SHARED_BUFFERS). */
@@ -88,6 +92,8 @@ export const SETTING_NAMES = [
   'BENCH_FEED_WRITERS',
   'BENCH_FEED_TRACE',
   'BENCH_FAIRNESS_EVENTS',
+  'BENCH_IMPORT_ROWS',
+  'BENCH_IMPORT_GZIP',
   'BENCH_SHARED_BUFFERS',
   'BENCH_DATA_DIR',
   'BENCH_SKIP_BUILD',
@@ -132,6 +138,8 @@ export function readSettings(env: Env = process.env, argv: readonly string[] = p
     feedWriters: numberOf(env, 'BENCH_FEED_WRITERS', 0, { min: 0 }),
     feedTrace: env.BENCH_FEED_TRACE || null,
     fairnessEvents: numberOf(env, 'BENCH_FAIRNESS_EVENTS', 15_000),
+    importRows: numberOf(env, 'BENCH_IMPORT_ROWS', 1_000_000),
+    importGzip: flagOf(env, 'BENCH_IMPORT_GZIP'),
     existing,
     sharedBuffers: env.BENCH_SHARED_BUFFERS || '1GB',
     dataDir: env.BENCH_DATA_DIR || null,

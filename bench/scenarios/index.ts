@@ -7,6 +7,7 @@ import { batchSweep } from './batch-sweep';
 import { coldFirst5s } from './cold-first-5s';
 import { erase } from './erase';
 import { feed } from './feed';
+import { import1M } from './import-1m';
 import { listing } from './listing';
 import { rawBatch } from './raw-batch';
 import { rawBatchSameWork } from './raw-batch-same-work';
@@ -18,7 +19,8 @@ import { webhookLatency } from './webhook-latency';
 
 /**
  * Every scenario, in the order a run makes them. coldFirst5s comes first (nothing may warm the
- * service before it); webhookFairness last, as it leaves the most work behind it. In the existing
+ * service before it); webhookFairness after the others of its phase, as it leaves the most work behind it, except import1M, which
+ * comes last because it leaves two million contacts behind it. In the existing
  * phase (`--existing N`) the scenarios of that phase run in the same order.
  */
 export const SCENARIOS: readonly Scenario[] = [
@@ -38,4 +40,5 @@ export const SCENARIOS: readonly Scenario[] = [
   webhookFairness,
   erase,
   listing,
+  import1M,
 ];

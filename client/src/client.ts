@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { ContactSyncError, type ContactSyncErrorCode } from './errors';
+import { importContacts, type ImportContext, type ImportOptions, type ImportResultLine, type ImportSource, type ImportView } from './imports';
 import { abortError, errorFromAnswer, type HttpAnswer, Transport, type TransportOptions, type TransportStats } from './transport';
 import type {
   BatchResponse,
@@ -165,9 +166,23 @@ const isRetryEcho = (row: { status: string; code?: string }) => row.status === '
  */
 export class ContactSyncClient {
   private readonly transport: Transport;
+  /** What the imports need (client/src/imports.ts). */
+  private readonly importContext: ImportContext;
 
   constructor(options: ClientOptions) {
     this.transport = new Transport(options);
+    this.importContext = { transport: this.transport, options };
+  }
+
+  /**
+   * One import (POST /api/v2/imports) of a file path, bytes, a Readable, or contact inputs (sent
+   * as NDJSON while they are read); polls it until it ends, telling `onProgress`, then yields every
+   * result line in file order: `for await (const line of client.importContacts('contacts.csv', { onProgress }))`.
+   * The generator's return value is the import's final state. An import that ends `failed` throws
+   * ImportFailedError after its results.
+   */
+  importContacts(source: ImportSource, options: ImportOptions = {}): AsyncGenerator<ImportResultLine, ImportView> {
+    return importContacts(this.importContext, source, options);
   }
 
   /** Requests sent, 429s met, retries and lookups, since the client was made. */

@@ -19,3 +19,16 @@ export { retryAfterMs, type RetryOptions, type TransportStats } from './transpor
 export type * from './types';
 export type { components, paths } from './generated/openapi';
 export { verifyWebhook, WebhookVerificationError, type WebhookEvent } from './webhooks';
+export {
+  buildImportRequest,
+  contactsToNdjson,
+  ImportFailedError,
+  parseNdjsonLines,
+  type ImportFormat,
+  type ImportOptions,
+  type ImportResultLine,
+  type ImportRowStatus,
+  type ImportSource,
+  type ImportStatus,
+  type ImportView,
+} from './imports';

@@ -7,7 +7,7 @@ import { runIn } from '../database/statements';
 import { EventsRepository } from '../events/events.repository';
 import { ErasureSecrets } from '../suppressions/erasure-secrets';
 import { ERASE_ADDRESS } from './erasure.statements';
-import { ERASE_IMPORT_ROWS } from '../imports/imports.statements';
+import { eraseImportRows } from '../imports/import-erasure';
 
 export interface ErasureOutcome {
   contactDeleted: boolean;
@@ -53,7 +53,7 @@ export class ErasureService {
       const contactIds = erased.contact_ids;
       // Every earlier event of the address (and so of its contact) keeps its place in the feed, without the address.
       const eventsRedacted = await this.events.redactEventsOf(tx, organizationId, email);
-      const [imports] = await runInPrisma(tx, ERASE_IMPORT_ROWS, [organizationId, email]);
+      const importRowsErased = await eraseImportRows(tx, organizationId, email);
       // Only the id: the event announces the erasure without naming what was erased.
       await this.events.record(
         tx,
@@ -64,7 +64,7 @@ export class ErasureService {
         suppressionKept: erased.suppression_kept,
         storedAnswersErased: erased.stored_answers_erased,
         eventsRedacted,
-        importRowsErased: imports.erased,
+        importRowsErased,
       };
     });
   }
