@@ -15,12 +15,11 @@ export const isoTimeSql = (time: string): string => `to_char(${time} AT TIME ZON
  * `organization` is the statement's organization placeholder. `seq` follows the arrays' order.
  *
  * Each event's text (`body`, the feed's and a webhook's bytes) is rendered in the service
- * (renderEvent, one JSON.stringify per event) and the texts travel as ONE text parameter, joined by
- * newlines (JSON.stringify never writes a raw newline: it escapes it), split here by
- * string_to_table: PostgreSQL neither parses nor renders JSON for them, and stores them as they
- * came. The short columns travel as arrays. The id and the time are the service's (a random v4
- * UUID; the transaction's now() the pipeline read with its rule context, as createdAt/updatedAt),
- * so that the stored text and the columns agree: the text is what every reader sends, as is.
+ * (renderEvent, one JSON.stringify per event) and stored as it came: PostgreSQL neither parses nor
+ * renders JSON for it. Every column travels as one array, element i of each array being event i.
+ * The id and the time are the service's (a random v4 UUID; the transaction's now() the pipeline
+ * read with its rule context, as createdAt/updatedAt), so that the stored text and the columns
+ * agree: the text is what every reader sends, as is.
  */
 export function eventsInsert(p: SqlParams, organization: string): string {
   const [requestId, occurredAt, ids, types, contactIds, emails, bodies] = [
@@ -32,16 +31,12 @@ export function eventsInsert(p: SqlParams, organization: string): string {
     'event_emails',
     'event_bodies',
   ].map((name) => p.add(name));
-  // Only the first row queues the commit-position trigger: one organization, one statement
-  // (takes_position): one position per transaction, not a trigger per event. FULL JOIN: texts and arrays of
-  // different lengths (a text holding a newline) leave a NULL in a NOT NULL column and fail the
-  // statement, instead of dropping an event. With no events the split gives one empty text and no
-  // row of the arrays: that row is left out by the WHERE.
+  // Only the first row queues the commit-position trigger (takes_position): one organization, one
+  // statement, so one position per transaction, not a trigger per event.
   return `INSERT INTO events (organization_id, id, type, request_id, contact_id, email, occurred_at, body, takes_position)
-        SELECT ${organization}, r.id, r.type, ${requestId}::text, r.contact_id, r.email, ${occurredAt}::timestamptz, b.body, r.n = 1
-        FROM unnest(${ids}::uuid[], ${types}::text[], ${contactIds}::text[], ${emails}::text[]) WITH ORDINALITY AS r(id, type, contact_id, email, n)
-        FULL JOIN string_to_table(${bodies}::text, E'\\n') WITH ORDINALITY AS b(body, n) ON b.n = r.n
-        WHERE r.n IS NOT NULL OR b.body <> ''
+        SELECT ${organization}, r.id, r.type, ${requestId}::text, r.contact_id, r.email, ${occurredAt}::timestamptz, r.body, r.n = 1
+        FROM unnest(${ids}::uuid[], ${types}::text[], ${contactIds}::text[], ${emails}::text[], ${bodies}::text[])
+             WITH ORDINALITY AS r(id, type, contact_id, email, body, n)
         ORDER BY r.n`;
 }
 
@@ -59,12 +54,12 @@ export function eventInsertValues(requestId: string | null, occurredAt: Date, ev
     events.map((event) => event.type),
     events.map((event) => event.contactId ?? null),
     events.map((event) => event.email ?? null),
-    texts.map((text) => text.body).join('\n'),
+    texts.map((text) => text.body),
   ];
 }
 
 /** `eventInsertValues` of no events (statement samples). */
-export const NO_EVENT_VALUES: readonly unknown[] = [null, null, [], [], [], [], ''];
+export const NO_EVENT_VALUES: readonly unknown[] = [null, null, [], [], [], [], []];
 
 /**
  * A row of FEED_PAGE: up to 100 consecutive events of the page as JSON text and the last one's
