@@ -5,6 +5,8 @@ import { errorLayers } from '../database/database-errors';
 import type { SqlClient } from '../database/statements';
 import { MetricsService } from '../metrics/metrics.service';
 import type { Answer } from '../requests/stored-answer';
+import { type AnswerWrite, storeAnswer } from '../requests/store-answer';
+import { writeEvents } from '../events/event-writes';
 import type { ContactInput } from './contact-input.shape';
 import { type ContactResult, type ContactsEndpoint, renderAnswer } from './contact-results';
 import {
@@ -16,7 +18,7 @@ import {
   screenContacts,
 } from './contact-rules';
 import { contactEvents } from './contact-events';
-import { type AnswerWrite, ContactsRepository, type WriteContext } from './contacts.repository';
+import { ContactsRepository, type WriteContext } from './contacts.repository';
 import { ErasureSecrets, type EmailHasher } from '../suppressions/erasure-secrets';
 
 /** One POST of contacts, as the controller received it. */
@@ -61,8 +63,8 @@ export class ContactsPipelineService {
   ) {}
 
   /**
-   * Runs the request: rules, then (on a real run) the writes and the rendered answer in ONE
-   * statement of one transaction, so the stored answer exists exactly when its writes do. Returns
+   * Runs the request: rules, then (on a real run) the writes, their events and the rendered answer
+   * in one transaction, so the stored answer exists exactly when its writes do. Returns
    * what was done and what to answer; nothing leaves the transaction before it ends.
    */
   async process(request: ContactsRequest): Promise<ContactsOutcome> {
@@ -151,22 +153,23 @@ export class ContactsPipelineService {
   }
 
   /**
-   * One statement whatever the batch size, the events and the answer included. Not an async
-   * function, as writeChanges: nothing but the statement's values stays alive while it runs.
+   * A fixed number of statements whatever the batch size: the contacts and memberships
+   * (ContactsRepository), their events (writeEvents, src/events) and, when given, the stored answer
+   * (storeAnswer, src/requests), each module's own statement in this transaction.
    */
-  private write(
+  private async write(
     tx: SqlClient,
     organizationId: string,
     plans: Array<ContactFailure | PlannedChange>,
     createdIds: Map<string, string>,
     context: WriteContext,
-    stored: AnswerWrite,
+    stored: AnswerWrite | null,
   ): Promise<void> {
     const creates = plans.filter((plan): plan is PlannedCreate => plan.outcome === 'created');
     const updates = plans.filter((plan): plan is PlannedUpdate => plan.outcome === 'updated');
     const idOf = (plan: PlannedCreate) => createdIds.get(plan.email) as string;
 
-    const written = this.contacts.writeChanges(tx, organizationId, {
+    const inserted = await this.contacts.writeChanges(tx, organizationId, {
       creates: creates.map((plan) => ({ id: idOf(plan), email: plan.email, standard: plan.standard, custom: plan.custom })),
       updates: updates.map((plan) => ({ id: plan.contactId, email: plan.email, standard: plan.standard, custom: plan.custom })),
       memberships: [
@@ -175,14 +178,12 @@ export class ContactsPipelineService {
           plan.addedListIds.map((listId) => ({ contactId: plan.contactId, listId, newContact: false, email: plan.email })),
         ),
       ],
-      events: contactEvents(organizationId, plans, createdIds, context),
-      eventsAt: context.now,
-    }, stored);
-    const expected = creates.length;
-    return written.then((inserted) => {
-      // The email locks make this unreachable unless a writer bypasses them; then start over.
-      if (inserted < expected) throw new ConcurrentInsertConflict('A contact was inserted concurrently');
     });
+    // The email locks make this unreachable unless a writer bypasses them; then start over.
+    if (inserted < creates.length) throw new ConcurrentInsertConflict('A contact was inserted concurrently');
+    // The events carry the transaction's now() (context.now), as the rows' createdAt/updatedAt.
+    await writeEvents(tx, organizationId, stored?.requestId ?? null, context.now, contactEvents(organizationId, plans, createdIds, context));
+    if (stored) await storeAnswer(tx, organizationId, stored);
   }
 }
 

@@ -25,7 +25,7 @@ describe('registered statements against the schema', () => {
   it('each prepares, runs with its sample values and returns the columns it declares', async () => {
     const statements = t.app.get(StatementRegistry).all();
     expect(statements.map((statement) => statement.name)).toEqual(
-      expect.arrayContaining(['api-keys.find-by-hash', 'contacts.lock-emails', 'contacts.read-rule-context', 'contacts.write-and-store']),
+      expect.arrayContaining(['api-keys.find-by-hash', 'contacts.lock-emails', 'contacts.read-rule-context', 'contacts.write', 'events.insert', 'requests.store-answer']),
     );
     const problems: string[] = [];
     for (const statement of statements) problems.push(...(await statementProblems(client, statement, organizationId)));
