@@ -43,33 +43,19 @@ export const LOCK_EMAILS = defineStatement<{ locked: number }>({
 
 /**
  * The columns of a contact row (ContactRow, contacts.repository.ts) read from a contact aliased
- * `c`, with its list ids (oldest membership first) and suppression: what every read of contacts in
- * SQL returns (CONTACT_ROWS, the listing's pages), made a StoredContact by toStoredContact and shown
- * by renderContact (contact-results.ts), as GET /contacts/{email} and the events show it.
- *
- * The list ids: per contact through the membership primary key (contact_id, list_id) INCLUDE
- * (created_at), index-only, then a sort of the contact's few memberships into membership order;
- * never a join over every membership, so the plan stays an index lookup whatever the table
- * statistics say. Both contact id columns have the "C" collation (set in SQL: the Prisma schema
- * cannot express it), so the descents compare bytes, not strcoll under the database's locale.
+ * `c`, with its list ids (oldest membership first) and suppression: used by CONTACT_ROWS. The
+ * listing renders the same values as JSON in PostgreSQL (listing/listing.statements.ts, CONTACT_JSON).
  */
 export const CONTACT_COLUMNS = `c.id, c.email, ${STANDARD_COLUMNS.map((column) => `c.${column}`).join(', ')},
            c.custom_fields, c.created_at, c.updated_at,
-           ARRAY(SELECT m.list_id FROM list_memberships m WHERE m.contact_id = c.id ORDER BY m.created_at, m.list_id) AS list_ids,
+           -- Per contact through the membership key, never a join over every membership: the
+           -- plan stays an index lookup whatever the table statistics say.
+           COALESCE(
+             (SELECT array_agg(m.list_id ORDER BY m.created_at, m.list_id) FROM list_memberships m WHERE m.contact_id = c.id),
+             '{}'
+           ) AS list_ids,
            (SELECT s.reason::text FROM suppressions s
              WHERE s.organization_id = c.organization_id AND s.email = c.email) AS suppression_reason`;
-
-/** The names of CONTACT_COLUMNS, in order. */
-export const CONTACT_COLUMN_NAMES = [
-  'id',
-  'email',
-  ...STANDARD_COLUMNS,
-  'custom_fields',
-  'created_at',
-  'updated_at',
-  'list_ids',
-  'suppression_reason',
-];
 
 /**
  * The contacts of organization $1 with the (normalized) emails $2 (CONTACT_COLUMNS), and when each

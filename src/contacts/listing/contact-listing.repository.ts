@@ -2,14 +2,12 @@ import { Injectable } from '@nestjs/common';
 import { Database } from '../../database/database';
 import { PrismaService } from '../../database/prisma.service';
 import { Prisma } from '../../generated/prisma/client';
-import { renderContact } from '../contact-results';
-import { toStoredContact } from '../contacts.repository';
 import type { ListingQuery } from './listing-query';
-import { type ListingDriver, type ListingPageRow, listingStatement, listingValues } from './listing.statements';
+import { type ListingDriver, listingStatement, listingValues } from './listing.statements';
 
 export type { ListingDriver } from './listing.statements';
 
-/** A page as the service sends it: contacts rendered by renderContact, as GET /contacts/{email} shows them. */
+/** A page as PostgreSQL rendered it (listing.statements.ts). */
 export interface ListingPageText {
   /**
    * The members of the page's `contacts` array, in listing order, in chunks of up to 100 contacts
@@ -58,9 +56,10 @@ export function possibleDrivers(filters: ListingQuery['filters']): ListingDriver
  * here, from bounded counts, not left to the planner's estimates (which cannot see how filters
  * combine).
  *
- * The page itself is a registered statement on the pg pool (listing.statements.ts): the walks and
- * their probes are SQL a planner must be told, and it also checks `listId` (no round trip of its
- * own). Its rows are the contact rows every contacts read returns, rendered by renderContact.
+ * The page itself is a registered statement on the pg pool (listing.statements.ts), not Prisma
+ * Client, because a page of 1,000 is hot: PostgreSQL renders the contacts as JSON text in chunks of 100, so no row objects are built,
+ * decoded or serialized here; it also checks `listId` (no round trip of its own). The choice of walk
+ * stays on Prisma Client.
  */
 @Injectable()
 export class ContactListingRepository {
@@ -84,19 +83,14 @@ export class ContactListingRepository {
   async pageBy(driver: ListingDriver, organizationId: string, query: ListingQuery): Promise<ListingPageText | null> {
     if (!possibleDrivers(query.filters).includes(driver)) throw new Error(`The ${driver} walk cannot serve these filters`);
     const statement = listingStatement(driver, query.filters);
-    const rows = await this.database.run<ListingPageRow>(
+    const rows = await this.database.run(
       statement,
       listingValues(statement, { organizationId, after: query.after ?? '', limit: query.limit, ...query.filters }),
     );
-    if (rows.length === 1 && rows[0].id === null) return null;
-    const more = rows.length > query.limit;
-    const shown = more ? rows.slice(0, query.limit) : rows;
-    const chunks: string[] = [];
-    // Chunks of 100 contacts: one write each (sendJsonPage), not one per contact.
-    for (let start = 0; start < shown.length; start += 100) {
-      chunks.push(shown.slice(start, start + 100).map((row) => JSON.stringify(renderContact(toStoredContact(row)))).join(','));
-    }
-    return { chunks, more, lastEmail: shown.at(-1)?.email ?? null };
+    if (rows.length === 1 && rows[0].contacts === null && rows[0].lastEmail === null) return null;
+    const more = rows.length > 0 && rows[rows.length - 1].contacts === null;
+    const chunks = rows.flatMap((row) => (row.contacts === null ? [] : [row]));
+    return { chunks: chunks.map((row) => row.contacts) as string[], more, lastEmail: chunks.at(-1)?.lastEmail ?? null };
   }
 
   /**

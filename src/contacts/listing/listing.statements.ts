@@ -1,11 +1,13 @@
 import type { RegisteredStatement } from '../../database/statements';
-import type { ContactRow } from '../contacts.repository';
-import { CONTACT_COLUMNS, CONTACT_COLUMN_NAMES } from '../contacts.statements';
+import { isoTimeSql } from '../../events/events.statements';
+import { STANDARD_FIELD_COLUMNS } from '../contacts.statements';
 
 /**
  * The page of GET /api/v2/contacts as registered statements on the pg pool: a page of 1,000 is
- * hot, and one statement reads the page's contacts with their list ids and suppression
- * (CONTACT_COLUMNS, the rows every contacts read returns), rendered by renderContact.
+ * hot, and through Prisma most of its CPU would go to decoding rows and serializing the answer.
+ * PostgreSQL renders the page's contacts as
+ * JSON text, in chunks of 100, and the controller writes the chunks as they are (as the events feed
+ * does, events.statements.ts FEED_PAGE).
  *
  * Where a page's contacts come from (the "walk", chosen in contact-listing.repository.ts) decides the
  * statement: one per walk, the filters that the walk does not serve being per-row probes. A filter
@@ -41,11 +43,19 @@ const PARAM_TYPES: Record<ListingParam, string> = {
 };
 
 /**
- * A row of a page statement: a contact of the page (CONTACT_COLUMNS), in listing order, the last
- * one past the limit when more follow; or, alone with every column null, the mark that `listId`
- * names no list of the organization.
+ * A row of a page statement: up to 100 consecutive contacts of the page, the "more follow" mark,
+ * or (alone, both columns null) the mark that `listId` names no list of the organization.
  */
-export type ListingPageRow = ContactRow;
+export interface ListingPageRow {
+  /**
+   * The chunk's contacts as GET /api/v2/contacts/{email} shows them, comma-separated, in listing
+   * order (members of the page's JSON array); null on the last row when more contacts follow
+   * than the page holds, and on the no-such-list row.
+   */
+  contacts: string | null;
+  /** The email of the chunk's last contact (the next cursor's, for the page's last chunk); null only on the no-such-list row. */
+  lastEmail: string | null;
+}
 
 /** A page statement and the names of its parameters, in placeholder order. */
 export interface ListingStatement extends RegisteredStatement<ListingPageRow> {
@@ -68,9 +78,34 @@ class Params {
 }
 
 /**
- * The page's contacts (`page`: every contact column, at most limit + 1 rows, any order) with their
- * list ids and suppression (CONTACT_COLUMNS), in listing order: the per-contact subqueries run for
- * the page's rows only.
+ * A contact row `p` (every column of contacts) as the JSON text of renderContact (contact-results.ts):
+ * the same keys in the same order (fields: the standard ones with a value in STANDARD_FIELD_COLUMNS
+ * order, then the custom ones without nulls in their stored order), times as toISOString writes them.
+ * Strings are escaped by PostgreSQL's JSON output; custom fields are re-emitted compactly by
+ * json_strip_nulls (which also drops their nulls, as reads do). `cf`: the custom fields' text.
+ *
+ * The list ids: an index-only scan of the membership primary key (contact_id, list_id) INCLUDE
+ * (created_at), then a sort of the contact's few memberships into membership order. Both contact id
+ * columns have the "C" collation (set in SQL: the Prisma schema cannot express it), so the descents
+ * compare bytes (memcmp), not strcoll under the database's locale. No aggregate: an ARRAY() subquery
+ * (an empty one is `[]`). The primary key serves it, so no extra index in byte order costs every
+ * membership insert; one grouped scan of the page's memberships instead of a lookup per contact
+ * costs the same.
+ */
+const CONTACT_JSON = `'{"id":' || to_json(p.id)::text
+      || ',"email":' || to_json(p.email)::text
+      || ',"listIds":' || array_to_json(ARRAY(SELECT m.list_id FROM list_memberships m
+                                              WHERE m.contact_id = p.id ORDER BY m.created_at, m.list_id))::text
+      || ',"fields":{' || concat_ws(',', ${STANDARD_FIELD_COLUMNS.map(([key, column]) => `'"${key}":' || to_json(p.${column})::text`).join(', ')},
+                                          NULLIF(substr(x.cf, 2, length(x.cf) - 2), ''))
+      || '},"suppressed":' || COALESCE((SELECT '{"reason":"' || s.reason::text || '"}' FROM suppressions s
+                                          WHERE s.organization_id = p.organization_id AND s.email = p.email), 'null')
+      || ',"createdAt":"' || ${isoTimeSql('p.created_at')} || '","updatedAt":"' || ${isoTimeSql('p.updated_at')} || '"}'`;
+
+/**
+ * The page's contacts (`page`: every contact column, at most limit + 1 rows, any order) rendered and
+ * joined into rows of 100 in listing order, the row past the limit (if any) alone on a last row
+ * with `contacts` null. The rendering and the per-contact subqueries run for the page's rows only.
  *
  * Never a parallel plan: `pg_current_xact_id_if_assigned()` is PARALLEL UNSAFE, and a statement
  * that names one is never planned parallel (PostgreSQL's "When Can Parallel Query Be Used?"; the
@@ -82,16 +117,21 @@ class Params {
  * with a list or the suppressions would be planned parallel without the call;
  * test/contacts/listing-page.e2e-spec.ts checks both.
  */
-function rendered(page: string, listFound: string | null): string {
-  const rows = `SELECT ${CONTACT_COLUMNS}
-    FROM (${page}) AS c
+function rendered(page: string, limit: string, listFound: string | null): string {
+  const chunks = `SELECT string_agg(r.contact, ',' ORDER BY r.n) AS contacts, (array_agg(r.email ORDER BY r.n DESC))[1] AS "lastEmail"
+    FROM (
+      SELECT p.n, p.email, CASE WHEN p.n <= ${limit} THEN (p.n - 1) / 100 END AS chunk,
+             CASE WHEN p.n <= ${limit} THEN ${CONTACT_JSON} END AS contact
+      FROM (SELECT c.*, row_number() OVER (ORDER BY c.email COLLATE "C") AS n FROM (${page}) AS c) AS p
+      CROSS JOIN LATERAL (SELECT json_strip_nulls(p.custom_fields::json)::text AS cf) AS x
+    ) AS r
     WHERE (pg_current_xact_id_if_assigned() IS NULL OR true)${listFound === null ? '' : ` AND ${listFound}`}
-    ORDER BY c.email COLLATE "C"`;
+    GROUP BY r.chunk
+    ORDER BY r.chunk NULLS LAST`;
   // The list check of GET /contacts?listId= in the same round trip: `listFound` is a condition on no
   // row (an InitPlan, a one-time filter), so for another organization's list the walk never starts
   // (its members would otherwise be walked, each probed in vain), and the only row is the mark.
-  const mark = CONTACT_COLUMN_NAMES.map(() => 'NULL').join(', ');
-  return listFound === null ? rows : `(${rows})\n    UNION ALL SELECT ${mark} WHERE NOT ${listFound}`;
+  return listFound === null ? chunks : `(${chunks})\n    UNION ALL SELECT NULL, NULL WHERE NOT ${listFound}`;
 }
 
 interface Variant {
@@ -182,13 +222,13 @@ function pageStatement(variant: Variant): ListingStatement {
   const listFound = p.names.includes('listId')
     ? `(${p.$('listId')} IS NULL OR EXISTS (SELECT 1 FROM lists l WHERE l.id = ${p.$('listId')} AND l.organization_id = ${org}))`
     : null;
-  const text = rendered(page, listFound);
+  const text = rendered(page, p.$('limit'), listFound);
   const params = [...p.names];
   const samples: Omit<ListingValues, 'organizationId'> = { after: '', limit: 1, listId: '', suppressed: variant.suppressed ?? null, updatedSince: new Date(0) };
   return {
     name: `contacts.listing-page-${name}`,
     text,
-    columns: CONTACT_COLUMN_NAMES,
+    columns: ['contacts', 'lastEmail'],
     params,
     sample: (organizationId) => listingValues({ params }, { organizationId, ...samples }),
   };
