@@ -49,7 +49,8 @@ const RETRYABLE_SQLSTATES = new Set(['23505', '40001', '40P01']);
 /**
  * The one contacts pipeline: the single endpoint is a batch of one. Rules 1–3 run on the request
  * alone; then one transaction locks the emails, reads everything the rules 4–10 need in a fixed
- * number of statements, and writes creates, updates and memberships in one statement each.
+ * number of statements, and writes the contacts and memberships in one statement, then their
+ * events and the stored answer (each its module's statement).
  */
 @Injectable()
 export class ContactsPipelineService {
@@ -109,7 +110,7 @@ export class ContactsPipelineService {
         candidates.map((row) => [row.email, planContact(row.email, row.input, context)]),
       );
 
-      // Ids are made here, so the results (and the answer) are known before the one write statement.
+      // Ids are made here, so the results (and the answer) are known before anything is written.
       const createdIds = new Map<string, string>();
       if (!dryRun) {
         for (const plan of plans.values()) if (plan.outcome === 'created') createdIds.set(plan.email, randomUUID());
