@@ -5,6 +5,8 @@ import { errorLayers } from '../database/database-errors';
 import type { SqlClient } from '../database/statements';
 import { MetricsService } from '../metrics/metrics.service';
 import type { Answer } from '../requests/stored-answer';
+import { type AnswerWrite, storeAnswer } from '../requests/store-answer';
+import { writeEvents } from '../events/event-writes';
 import type { ContactInput } from './contact-input.shape';
 import { type ContactResult, type ContactsEndpoint, renderAnswer } from './contact-results';
 import {
@@ -17,7 +19,7 @@ import {
   screenContacts,
 } from './contact-rules';
 import { contactEvents } from './contact-events';
-import { type AnswerWrite, ContactsRepository, type EventsOnlyWrite, type WriteContext } from './contacts.repository';
+import { ContactsRepository, type WriteContext } from './contacts.repository';
 import { ErasureSecrets, type EmailHasher } from '../suppressions/erasure-secrets';
 
 /** One POST of contacts, as the controller received it. */
@@ -36,6 +38,12 @@ export interface ContactsRequest {
 export interface ContactsOutcome {
   results: ContactResult[];
   answer: Answer;
+}
+
+/** The request id the rows' events carry, and the stored answer when there is one (an import's rows have none). */
+interface RowsWrite {
+  requestId: string;
+  answer: AnswerWrite | null;
 }
 
 /** The unique index saw a contact the locks should have kept out; the attempt is retried. */
@@ -105,7 +113,7 @@ export class ContactsPipelineService {
       let done: ContactsOutcome | undefined;
       await this.applyScreened(tx, organizationId, screened, dryRun, hashEmail, (results) => {
         done = outcome(results);
-        return { requestId: request.requestId, clientRequestId: request.clientRequestId, answer: done.answer };
+        return { requestId: request.requestId, answer: { requestId: request.requestId, clientRequestId: request.clientRequestId, answer: done.answer } };
       });
       return done as ContactsOutcome;
     });
@@ -126,14 +134,14 @@ export class ContactsPipelineService {
     return this.applyScreened(tx, rows.organizationId, screened, rows.dryRun, rows.hashEmail, () => ({ requestId: rows.requestId, answer: null }));
   }
 
-  /** Rules 4–10 and, on a real run, the one write statement (with the answer `stored` makes of the results). */
+  /** Rules 4–10 and, on a real run, the writes (with the answer `stored` makes of the results, if any). */
   private async applyScreened(
     tx: SqlClient,
     organizationId: string,
     screened: ScreenedRow[],
     dryRun: boolean,
     hashEmail: EmailHasher,
-    stored: (results: ContactResult[]) => AnswerWrite | EventsOnlyWrite,
+    stored: (results: ContactResult[]) => RowsWrite,
   ): Promise<ContactResult[]> {
     const candidates = screened.flatMap((row) => (row.kind === 'candidate' ? [row] : []));
     const emails = candidates.map((row) => row.email).sort();
@@ -184,22 +192,23 @@ export class ContactsPipelineService {
   }
 
   /**
-   * One statement whatever the batch size, the events and the answer included. Not an async
-   * function, as writeChanges: nothing but the statement's values stays alive while it runs.
+   * A fixed number of statements whatever the batch size: the contacts and memberships
+   * (ContactsRepository), their events (writeEvents, src/events) and, when given, the stored answer
+   * (storeAnswer, src/requests), each module's own statement in this transaction.
    */
-  private write(
+  private async write(
     tx: SqlClient,
     organizationId: string,
     plans: Array<ContactFailure | PlannedChange>,
     createdIds: Map<string, string>,
     context: WriteContext,
-    stored: AnswerWrite | EventsOnlyWrite,
+    stored: RowsWrite,
   ): Promise<void> {
     const creates = plans.filter((plan): plan is PlannedCreate => plan.outcome === 'created');
     const updates = plans.filter((plan): plan is PlannedUpdate => plan.outcome === 'updated');
     const idOf = (plan: PlannedCreate) => createdIds.get(plan.email) as string;
 
-    const written = this.contacts.writeChanges(tx, organizationId, {
+    const inserted = await this.contacts.writeChanges(tx, organizationId, {
       creates: creates.map((plan) => ({ id: idOf(plan), email: plan.email, standard: plan.standard, custom: plan.custom })),
       updates: updates.map((plan) => ({ id: plan.contactId, email: plan.email, standard: plan.standard, custom: plan.custom })),
       memberships: [
@@ -208,14 +217,12 @@ export class ContactsPipelineService {
           plan.addedListIds.map((listId) => ({ contactId: plan.contactId, listId, newContact: false, email: plan.email })),
         ),
       ],
-      events: contactEvents(organizationId, plans, createdIds, context),
-      eventsAt: context.now,
-    }, stored);
-    const expected = creates.length;
-    return written.then((inserted) => {
-      // The email locks make this unreachable unless a writer bypasses them; then start over.
-      if (inserted < expected) throw new ConcurrentInsertConflict('A contact was inserted concurrently');
     });
+    // The email locks make this unreachable unless a writer bypasses them; then start over.
+    if (inserted < creates.length) throw new ConcurrentInsertConflict('A contact was inserted concurrently');
+    // The events carry the transaction's now() (context.now), as the rows' createdAt/updatedAt.
+    await writeEvents(tx, organizationId, stored.requestId, context.now, contactEvents(organizationId, plans, createdIds, context));
+    if (stored.answer) await storeAnswer(tx, organizationId, stored.answer);
   }
 }
 

@@ -1,7 +1,6 @@
 import { Client } from 'pg';
 import type { SqlClient, Statement } from '../database/statements';
 import type { PrismaService } from '../database/prisma.service';
-import type { NewEvent } from '../events/event-types';
 import { emptyStandardValues, type StandardValues } from './contact-rules';
 import { type ContactChanges, ContactsRepository } from './contacts.repository';
 import { STANDARD_FIELD_COLUMNS } from './contacts.statements';
@@ -11,7 +10,7 @@ const AWKWARD = ['', 'NULL', 'null', 'a b', 'a,b', '{x}', 'say "hi"', 'back\\sla
 
 const standard = (values: Partial<StandardValues>): StandardValues => ({ ...emptyStandardValues(), ...values });
 
-/** The values WRITE_CONTACTS_AND_ANSWER is sent for `changes` (the statement itself is faked). */
+/** The values WRITE_CONTACTS is sent for `changes` (the statement itself is faked). */
 async function writeValuesOf(changes: ContactChanges): Promise<unknown[]> {
   let sent: unknown[] = [];
   const tx: SqlClient = {
@@ -20,22 +19,11 @@ async function writeValuesOf(changes: ContactChanges): Promise<unknown[]> {
       return Promise.resolve({ rows: [{ inserted: changes.creates.length }] as never[] });
     },
   };
-  await new ContactsRepository({} as PrismaService).writeChanges(tx, 'org-1', changes, {
-    requestId: 'req-1',
-    clientRequestId: null,
-    answer: { status: 200, body: { results: [{ email: 'a@example.com' }, { email: 'say "hi"@example.com' }] } },
-  });
+  await new ContactsRepository({} as PrismaService).writeChanges(tx, 'org-1', changes);
   return sent;
 }
 
 describe('ContactsRepository.writeChanges: the write statement values', () => {
-  const event = (contactId: string | null, email: string | null): NewEvent => ({
-    organizationId: 'org-1',
-    type: 'contact.created',
-    contactId,
-    email,
-    data: { contact: { id: contactId ?? '', email: email ?? '', listIds: [], fields: {}, suppressed: null, createdAt: 't', updatedAt: 't' } },
-  });
   const changes: ContactChanges = {
     creates: [
       { id: 'c1', email: 'a@example.com', standard: standard({ firstName: 'NULL', city: 'a b' }), custom: new Map<string, unknown>([['plan', 'pro, "x"']]) },
@@ -46,16 +34,13 @@ describe('ContactsRepository.writeChanges: the write statement values', () => {
       { contactId: 'c1', listId: 'l1', newContact: true, email: 'a@example.com' },
       { contactId: 'u1', listId: 'l 2', newContact: false, email: 'u@example.com' },
     ],
-    events: [event('c1', 'a@example.com'), event(null, null)],
-    eventsAt: new Date('2026-11-25T12:00:00.000Z'),
   };
 
   // pg serializes JS arrays itself: every array parameter is a JS array, none a literal written by hand.
   it('sends each array parameter as a JS array', async () => {
     const values = await writeValuesOf(changes);
-    // Created: ids, emails, standard columns, custom; updated: the same less emails; 4 of memberships,
-    // 4 of events, the stored answer's emails.
-    const arrays = 2 + STANDARD_FIELD_COLUMNS.length + 1 + 1 + STANDARD_FIELD_COLUMNS.length + 1 + 4 + 4 + 1;
+    // Created: ids, emails, standard columns, custom; updated: the same less emails; 4 of memberships.
+    const arrays = 2 + STANDARD_FIELD_COLUMNS.length + 1 + 1 + STANDARD_FIELD_COLUMNS.length + 1 + 4;
     expect(values.filter((value) => Array.isArray(value))).toHaveLength(arrays);
   });
 
@@ -91,12 +76,7 @@ describe('ContactsRepository.writeChanges: the write statement values', () => {
       expect(await read(values[memberships + 1])).toEqual(['l1', 'l 2']);
       expect(await read(values[memberships + 2], 'boolean[]')).toEqual([true, false]);
       expect(await read(values[memberships + 3])).toEqual(['a@example.com', 'u@example.com']);
-      const events = memberships + 4;
-      expect(await read(values[events + 3])).toEqual(['contact.created', 'contact.created']);
-      expect(await read(values[events + 4])).toEqual(['c1', null]);
-      expect(await read(values[events + 5])).toEqual(['a@example.com', null]);
-      const storedEmails = values.at(-1);
-      expect(await read(storedEmails)).toEqual(['a@example.com', 'say "hi"@example.com']);
+      expect(values).toHaveLength(memberships + 4);
     } finally {
       await client.end();
     }

@@ -4,11 +4,7 @@ import type { SqlClient } from '../database/statements';
 import { PrismaService } from '../database/prisma.service';
 import { runIn } from '../database/statements';
 import type { Prisma } from '../generated/prisma/client';
-import type { Answer } from '../requests/stored-answer';
 import type { EmailHasher } from '../suppressions/erasure-secrets';
-import { storedResponseValues } from '../requests/stored-responses.statements';
-import type { NewEvent } from '../events/event-types';
-import { eventInsertValues } from '../events/events.statements';
 import { type CustomFieldDefinitionRow, toCustomFieldDefinition } from '../custom-fields/custom-fields.repository';
 import type { CustomValues, ExistingContact, RuleContext, StandardValues, SuppressionReason } from './contact-rules';
 import {
@@ -17,7 +13,6 @@ import {
   RESTORE_ERASED_SUPPRESSIONS,
   STANDARD_FIELD_COLUMNS,
   WRITE_CONTACTS,
-  WRITE_CONTACTS_AND_ANSWER,
 } from './contacts.statements';
 
 /**
@@ -44,20 +39,6 @@ export interface ContactRowWrite {
   email: string;
   standard: StandardValues;
   custom: CustomValues;
-}
-
-/** The stored answer written by the same statement as the contacts (GET /requests/{request_id}). */
-export interface AnswerWrite {
-  requestId: string;
-  /** The X-Client-Request-Id the POST sent, if any (GET /requests?clientRequestId=). */
-  clientRequestId: string | null;
-  answer: Answer;
-}
-
-/** A write with events under `requestId` and no stored answer (the rows of an import). */
-export interface EventsOnlyWrite {
-  requestId: string;
-  answer: null;
 }
 
 /** A row of CONTACT_ROWS. */
@@ -151,33 +132,23 @@ export class ContactsRepository {
   }
 
   /**
-   * Every write of a request in ONE statement: new contacts, updated contacts (the whole merged
-   * row, updated_at bumped), added memberships (never removed; an existing one stays as it is),
-   * their change events and the request's stored answer. Returns how many contacts were inserted
-   * (fewer than asked: the pipeline retries). The unique index is the authority: a row someone else
-   * inserted meanwhile fails the statement (23505, retried too), and the memberships of a contact
-   * that was not inserted are left out (WRITE_CONTACTS_AND_ANSWER, contacts.statements.ts).
+   * The contacts' writes of a request in ONE statement: new contacts, updated contacts (the whole
+   * merged row, updated_at bumped) and added memberships (never removed; an existing one stays as
+   * it is). Returns how many contacts were inserted (fewer than asked: the pipeline retries). The
+   * unique index is the authority: a row someone else inserted meanwhile fails the statement
+   * (23505, retried too), and the memberships of a contact that was not inserted are left out
+   * (WRITE_CONTACTS, contacts.statements.ts).
    */
-  writeChanges(
-    tx: SqlClient,
-    organizationId: string,
-    changes: ContactChanges,
-    stored: AnswerWrite | EventsOnlyWrite,
-  ): Promise<number> {
-    // Not an async function: a suspended one would keep `changes` (every event's text, the rows)
-    // alive until the statement returns, to be copied by each scavenge meanwhile; only the
-    // statement's values are held (by the pg client) while it runs.
-    const values = writeValues(organizationId, changes, stored);
-    return runIn(tx, stored.answer === null ? WRITE_CONTACTS : WRITE_CONTACTS_AND_ANSWER, values).then(([row]) => row.inserted);
+  writeChanges(tx: SqlClient, organizationId: string, changes: ContactChanges): Promise<number> {
+    // Not an async function: a suspended one would keep `changes` (the rows) alive until the
+    // statement returns, to be copied by each scavenge meanwhile; only the statement's values are
+    // held (by the pg client) while it runs.
+    return runIn(tx, WRITE_CONTACTS, writeValues(organizationId, changes)).then(([row]) => row.inserted);
   }
 }
 
-/** The values of WRITE_CONTACTS_AND_ANSWER, in the order of its parameters (contacts.statements.ts). */
-function writeValues(
-  organizationId: string,
-  changes: ContactChanges,
-  stored: AnswerWrite | EventsOnlyWrite,
-): unknown[] {
+/** The values of WRITE_CONTACTS, in the order of its parameters (contacts.statements.ts). */
+function writeValues(organizationId: string, changes: ContactChanges): unknown[] {
   const created = columnsOf(changes.creates);
   const updated = columnsOf(changes.updates);
   const memberships = changes.memberships;
@@ -195,19 +166,14 @@ function writeValues(
     memberships.map((m) => m.listId),
     memberships.map((m) => m.newContact),
     memberships.map((m) => m.email),
-    ...eventInsertValues(stored.requestId, changes.eventsAt, changes.events),
-    ...(stored.answer === null ? [] : storedResponseValues(organizationId, stored.requestId, stored.answer, stored.clientRequestId)),
   ];
 }
 
-/** What one POST writes (WRITE_CONTACTS_AND_ANSWER): its contacts, memberships and events. */
+/** What one POST writes (WRITE_CONTACTS): its contacts and memberships. */
 export interface ContactChanges {
   creates: ContactRowWrite[];
   updates: ContactRowWrite[];
   memberships: MembershipWrite[];
-  events: readonly NewEvent[];
-  /** The transaction's now() (WriteContext.now): the events' occurredAt, as the rows' createdAt/updatedAt. */
-  eventsAt: Date;
 }
 
 export interface MembershipWrite {

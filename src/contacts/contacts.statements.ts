@@ -1,8 +1,5 @@
-import { randomUUID } from 'node:crypto';
 import { SqlParams } from '../database/sql-params';
 import { defineStatement } from '../database/statements';
-import { eventsInsert, NO_EVENT_VALUES } from '../events/events.statements';
-import { storedResponseInsert } from '../requests/stored-responses.statements';
 
 /**
  * The hot statements of the contacts pipeline, run on the pg pool directly: through Prisma's
@@ -153,20 +150,17 @@ export const RESTORE_ERASED_SUPPRESSIONS = defineStatement<{ restored: number }>
 const created = ['ids', 'emails', ...STANDARD_COLUMNS, 'custom_fields'] as const;
 const updated = ['ids', ...STANDARD_COLUMNS, 'custom_fields'] as const;
 
-function writeText(withStoredAnswer: boolean): string {
+function writeText(): string {
   const p = new SqlParams();
   const org = p.add('organization');
   const createdArrays = created.map((column) => `${p.add(column)}::text[]`);
   const updatedArrays = updated.map((column) => `${p.add(column)}::text[]`);
-  const membershipArrays = [
+  const memberships = [
     `${p.add('contact_id')}::text[]`,
     `${p.add('list_id')}::text[]`,
     `${p.add('new_contact')}::boolean[]`,
     `${p.add('membership_email')}::text[]`,
-  ];
-  const memberships = membershipArrays.join(', ');
-  const events = eventsInsert(p, org);
-  const storedAnswer = withStoredAnswer ? `, stored AS (${storedResponseInsert(p)})` : '';
+  ].join(', ');
   return `WITH inserted AS (
         INSERT INTO contacts (id, organization_id, email, ${STANDARD_COLUMNS.join(', ')}, custom_fields, created_at, updated_at)
         SELECT r.id, ${org}, r.email, ${STANDARD_COLUMNS.map((c) => `r.${c}`).join(', ')}, r.custom_fields::jsonb, now(), now()
@@ -192,28 +186,16 @@ function writeText(withStoredAnswer: boolean): string {
         SELECT m.contact_id, m.list_id, m.email
         FROM unnest(${memberships}) AS m(contact_id, list_id, new_contact, email)
         WHERE m.new_contact AND m.contact_id IN (SELECT id FROM inserted)
-      ), written_events AS (
-        ${events}
-      )${storedAnswer}
+      )
       SELECT (SELECT count(*)::int FROM inserted) AS inserted`;
 }
 
-const emptyWrite = (organizationId: string) => [
-  organizationId,
-  ...created.map(() => []),
-  ...updated.map(() => []),
-  [],
-  [],
-  [],
-  [],
-  ...NO_EVENT_VALUES,
-];
-
 /**
- * Every write of a request in ONE statement: new contacts, updated contacts (the whole merged
- * row, updated_at bumped), added memberships (never removed; an existing one stays as it is;
- * each with its contact's email, the listing's order by list) and their change events
- * (contact.created / contact.updated, src/events).
+ * The contacts' writes of a request in ONE statement: new contacts, updated contacts (the whole
+ * merged row, updated_at bumped) and added memberships (never removed; an existing one stays as it
+ * is; each with its contact's email, the listing's order by list). Their change events and the
+ * request's stored answer are the events' and the requests' statements, run next in the same
+ * transaction (contacts-pipeline.service.ts).
  * Returns how many contacts were inserted. New contacts and their memberships are plain INSERTs,
  * not ON CONFLICT: a speculative insertion costs each row a probe of every unique index before
  * the insert, a lock-manager round and an extra WAL record to confirm it, a large share of a
@@ -223,24 +205,12 @@ const emptyWrite = (organizationId: string) => [
  * the pipeline retries the whole transaction, as it does when a create was skipped (the count).
  * The memberships added to existing contacts keep ON CONFLICT DO NOTHING: another path (the list
  * membership endpoints) may have added the same one meanwhile, and it stays as it is.
- * The request's stored answer (GET /requests/{request_id}) is written by the same statement: it
- * exists exactly when its writes do.
  */
-export const WRITE_CONTACTS_AND_ANSWER = defineStatement<{ inserted: number }>({
-  name: 'contacts.write-and-store',
-  text: writeText(true),
-  columns: ['inserted'],
-  // A fresh request id each time (concurrent warm-ups never wait on each other's row); the sample
-  // runs only inside a rolled-back transaction.
-  sample: (organizationId) => [...emptyWrite(organizationId), randomUUID(), organizationId, 200, '{}', null, []],
-});
-
-/** WRITE_CONTACTS_AND_ANSWER without a stored answer: the rows of an import (contract 17). */
 export const WRITE_CONTACTS = defineStatement<{ inserted: number }>({
   name: 'contacts.write',
-  text: writeText(false),
+  text: writeText(),
   columns: ['inserted'],
-  sample: (organizationId) => emptyWrite(organizationId),
+  sample: (organizationId) => [organizationId, ...created.map(() => []), ...updated.map(() => []), [], [], [], []],
 });
 
-export const CONTACTS_STATEMENTS = [LOCK_EMAILS, READ_RULE_CONTEXT, WRITE_CONTACTS_AND_ANSWER, WRITE_CONTACTS, RESTORE_ERASED_SUPPRESSIONS];
+export const CONTACTS_STATEMENTS = [LOCK_EMAILS, READ_RULE_CONTEXT, WRITE_CONTACTS, RESTORE_ERASED_SUPPRESSIONS];

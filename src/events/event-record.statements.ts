@@ -1,21 +1,4 @@
-import { SqlParams } from '../database/sql-params';
 import { defineStatement } from '../database/statements';
-import { eventsInsert, NO_EVENT_VALUES } from './events.statements';
-
-const params = new SqlParams();
-const organization = params.add('organization_id');
-
-/**
- * The events of one change of one organization, in the caller's transaction
- * (EventsRepository.record): $1 the organization, then `eventInsertValues` (events.statements.ts),
- * the same INSERT the contacts write statement holds as a CTE. `seq` follows the given order.
- */
-export const RECORD_EVENTS = defineStatement<Record<string, never>>({
-  name: 'events.record',
-  text: eventsInsert(params, organization),
-  columns: [],
-  sample: (organizationId) => [organizationId, ...NO_EVENT_VALUES],
-});
 
 /**
  * The retention sweep (EventsRepository.deleteExpired), one statement in its own transaction: up
@@ -60,4 +43,4 @@ export const DELETE_EXPIRED_EVENTS = defineStatement<{ commits: number; events: 
   sample: () => [36_500 * 86_400, 0],
 });
 
-export const EVENT_RECORD_STATEMENTS = [RECORD_EVENTS, DELETE_EXPIRED_EVENTS];
+export const EVENT_RECORD_STATEMENTS = [DELETE_EXPIRED_EVENTS];

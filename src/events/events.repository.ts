@@ -3,9 +3,9 @@ import { Database } from '../database/database';
 import { runIn, type SqlClient } from '../database/statements';
 import { redactEventText } from './event-redaction';
 import { EVENTS_OF_ADDRESS_FOR_UPDATE, WRITE_REDACTED_EVENTS } from './event-redaction.statements';
-import { DELETE_EXPIRED_EVENTS, RECORD_EVENTS } from './event-record.statements';
+import { DELETE_EXPIRED_EVENTS } from './event-record.statements';
+import { writeEvents } from './event-writes';
 import type { NewEvent } from './event-types';
-import { eventInsertValues } from './events.statements';
 
 /**
  * Events of one address redacted per round of erasure (EventsRepository.redactEventsOf): a few
@@ -27,7 +27,7 @@ export class EventsRepository {
 
   /**
    * Writes `events` in the caller's open transaction `tx`, in the given order (their `seq` follows
-   * it): one statement (RECORD_EVENTS) for the events of one organization and request, which is what
+   * it): one statement (writeEvents) for the events of one organization and request, which is what
    * a change writes; one per run of them otherwise. Nothing to write, no statement.
    */
   async record(tx: SqlClient, events: readonly NewEvent[]): Promise<void> {
@@ -36,7 +36,7 @@ export class EventsRepository {
       const { organizationId, requestId = null } = events[start];
       let end = start + 1;
       while (end < events.length && events[end].organizationId === organizationId && (events[end].requestId ?? null) === requestId) end++;
-      await runIn(tx, RECORD_EVENTS, [organizationId, ...eventInsertValues(requestId, at, events.slice(start, end))]);
+      await writeEvents(tx, organizationId, requestId, at, events.slice(start, end));
       start = end;
     }
   }

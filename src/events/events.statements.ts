@@ -1,5 +1,3 @@
-import type { SqlParams } from '../database/sql-params';
-import { newEventText, type NewEvent } from './event-types';
 import { defineStatement } from '../database/statements';
 
 /** SQL of an event's public id (`evt_` + its UUID's 32 hex digits, as publicEventId in event-types.ts) from its uuid column. */
@@ -9,62 +7,26 @@ export const publicEventIdSql = (uuid: string): string => `'evt_' || replace(${u
 export const isoTimeSql = (time: string): string => `to_char(${time} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
 /**
- * The INSERT of a request's events, its placeholders numbered by `p` in the order of
- * `eventInsertValues`: a CTE of the contacts write statement (contacts.statements.ts), so the POST
- * pipeline writes its events in the statement that writes its contacts (no extra round trip).
- * `organization` is the statement's organization placeholder. `seq` follows the arrays' order.
+ * The events of one organization's change, in the caller's transaction: $1 organization, $2 the
+ * request id (null for the admin command line), $3 when they happened, then one array per column,
+ * element i of each being event i ($4 ids, $5 types, $6 contact ids, $7 emails, $8 texts); `seq`
+ * follows the arrays' order. Run by `writeEvents` (event-writes.ts).
  *
  * Each event's text (`body`, the feed's and a webhook's bytes) is rendered in the service
- * (renderEvent, one JSON.stringify per event) and the texts travel as ONE text parameter, joined by
- * newlines (JSON.stringify never writes a raw newline: it escapes it), split here by
- * string_to_table: PostgreSQL neither parses nor renders JSON for them, and stores them as they
- * came. The short columns travel as arrays. The id and the time are the service's (a random v4
- * UUID; the transaction's now() the pipeline read with its rule context, as createdAt/updatedAt),
- * so that the stored text and the columns agree: the text is what every reader sends, as is.
+ * (renderEvent) and stored as it came: PostgreSQL neither parses nor renders JSON for it. Only the
+ * first row queues the commit-position trigger (takes_position): one organization, one statement,
+ * so one position per transaction, not a trigger per event. Arrays of different lengths leave a
+ * NULL in a NOT NULL column and fail the statement, never drop an event.
  */
-export function eventsInsert(p: SqlParams, organization: string): string {
-  const [requestId, occurredAt, ids, types, contactIds, emails, bodies] = [
-    'event_request_id',
-    'event_occurred_at',
-    'event_ids',
-    'event_types',
-    'event_contact_ids',
-    'event_emails',
-    'event_bodies',
-  ].map((name) => p.add(name));
-  // Only the first row queues the commit-position trigger: one organization, one statement
-  // (takes_position): one position per transaction, not a trigger per event. FULL JOIN: texts and arrays of
-  // different lengths (a text holding a newline) leave a NULL in a NOT NULL column and fail the
-  // statement, instead of dropping an event. With no events the split gives one empty text and no
-  // row of the arrays: that row is left out by the WHERE.
-  return `INSERT INTO events (organization_id, id, type, request_id, contact_id, email, occurred_at, body, takes_position)
-        SELECT ${organization}, r.id, r.type, ${requestId}::text, r.contact_id, r.email, ${occurredAt}::timestamptz, b.body, r.n = 1
-        FROM unnest(${ids}::uuid[], ${types}::text[], ${contactIds}::text[], ${emails}::text[]) WITH ORDINALITY AS r(id, type, contact_id, email, n)
-        FULL JOIN string_to_table(${bodies}::text, E'\\n') WITH ORDINALITY AS b(body, n) ON b.n = r.n
-        WHERE r.n IS NOT NULL OR b.body <> ''
-        ORDER BY r.n`;
-}
-
-/**
- * The values of `eventsInsert`, in its order: the events of ONE request of ONE organization,
- * all made at `occurredAt` (the transaction's now(), as the rows' createdAt/updatedAt).
- */
-export function eventInsertValues(requestId: string | null, occurredAt: Date, events: readonly NewEvent[]): unknown[] {
-  const at = occurredAt.toISOString();
-  const texts = events.map((event) => newEventText(event, at, requestId));
-  return [
-    requestId,
-    at,
-    texts.map((text) => text.id),
-    events.map((event) => event.type),
-    events.map((event) => event.contactId ?? null),
-    events.map((event) => event.email ?? null),
-    texts.map((text) => text.body).join('\n'),
-  ];
-}
-
-/** `eventInsertValues` of no events (statement samples). */
-export const NO_EVENT_VALUES: readonly unknown[] = [null, null, [], [], [], [], ''];
+export const INSERT_EVENTS = defineStatement<Record<string, never>>({
+  name: 'events.insert',
+  text: `INSERT INTO events (organization_id, request_id, occurred_at, id, type, contact_id, email, body, takes_position)
+    SELECT $1, $2::text, $3::timestamptz, r.id, r.type, r.contact_id, r.email, r.body, r.n = 1
+    FROM unnest($4::uuid[], $5::text[], $6::text[], $7::text[], $8::text[]) WITH ORDINALITY AS r(id, type, contact_id, email, body, n)
+    ORDER BY r.n`,
+  columns: [],
+  sample: (organizationId) => [organizationId, null, null, [], [], [], [], []],
+});
 
 /**
  * A row of FEED_PAGE: up to 100 consecutive events of the page as JSON text and the last one's
@@ -180,4 +142,4 @@ export const FEED_PAGE = defineStatement<FeedPageRow>({
   sample: (organizationId) => [organizationId, '0', '0', 1, null, '0'],
 });
 
-export const EVENTS_STATEMENTS = [EVENT_HORIZON, FEED_PAGE];
+export const EVENTS_STATEMENTS = [INSERT_EVENTS, EVENT_HORIZON, FEED_PAGE];

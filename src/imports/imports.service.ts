@@ -9,7 +9,7 @@ import { runIn, type SqlClient } from '../database/statements';
 import { toCustomFieldDefinition } from '../custom-fields/custom-fields.repository';
 import { RequestErrorCode } from '../errors/error-codes';
 import { RequestError, invalidRequest } from '../errors/request-error';
-import { eventInsertValues } from '../events/events.statements';
+import { writeEvents } from '../events/event-writes';
 import { asCopyValues, type ImportFormat, UPLOAD_COLUMNS, uploadRows, uploadStream } from './import-upload';
 import { IMPORT_ID, type ImportView, importView, resultLine } from './import-view';
 import {
@@ -21,7 +21,6 @@ import {
   NO_STATEMENT_TIMEOUT,
   RESULT_LINES,
   SEAL_IMPORT,
-  WRITE_FINISHED_EVENT,
 } from './imports.statements';
 import type { FieldDefinitions } from './rows/row-reading';
 
@@ -42,10 +41,9 @@ export interface UploadRequest {
 /** Writes import.finished (contract 17) in the transaction that ends a real import. */
 export async function writeFinishedEvent(tx: SqlClient, row: ImportRow): Promise<void> {
   if (row.dryRun) return;
-  const values = eventInsertValues(row.requestId, new Date(), [
+  await writeEvents(tx, row.organizationId, row.requestId, new Date(), [
     { organizationId: row.organizationId, type: 'import.finished', data: { import: importView(row) } },
   ]);
-  await runIn(tx, WRITE_FINISHED_EVENT, [row.organizationId, ...values]);
 }
 
 /** Imports' answers: the upload, reads, results and cancel (contract section 17). */

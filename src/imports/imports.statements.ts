@@ -1,7 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import { defineStatement } from '../database/statements';
-import { SqlParams } from '../database/sql-params';
-import { eventsInsert } from '../events/events.statements';
 
 /**
  * The SQL of imports (contract section 17). Uploads: the import row and its file rows (COPY,
@@ -261,20 +259,6 @@ export const DELETE_EXPIRED_IMPORTS = defineStatement<{ deleted: number }>({
   sample: () => [1, 0],
 });
 
-function finishedEventText(): string {
-  const p = new SqlParams();
-  const org = p.add('organization');
-  return `WITH written AS (${eventsInsert(p, org)}) SELECT 1 AS written`;
-}
-
-/** import.finished of organization $1 (contract 17), written in the transaction that ends the import. */
-export const WRITE_FINISHED_EVENT = defineStatement<{ written: number }>({
-  name: 'imports.finished-event',
-  text: finishedEventText(),
-  columns: ['written'],
-  sample: (organizationId) => [organizationId, null, null, [], [], [], [], ''],
-});
-
 export const IMPORTS_STATEMENTS = [
   NO_STATEMENT_TIMEOUT,
   INSERT_IMPORT,
@@ -292,5 +276,4 @@ export const IMPORTS_STATEMENTS = [
   RESULT_LINES,
   ERASE_IMPORT_ROWS,
   DELETE_EXPIRED_IMPORTS,
-  WRITE_FINISHED_EVENT,
 ];

@@ -3,11 +3,14 @@ import { StatementRegistry } from '../database/statements';
 import { DescribesOpenApiModels } from '../docs/openapi.decorators';
 import { StoredResponseModel } from './dto/stored-response.dto';
 import { RequestsController } from './requests.controller';
+import { REQUESTS_STATEMENTS } from './stored-responses.statements';
 import { StoredResponsesRepository } from './stored-responses.repository';
-import { STORED_RESPONSES_STATEMENTS } from './stored-responses.statements';
 import { StoredResponsesSweeper } from './stored-responses.sweeper';
 
-/** Exports StoredResponsesRepository: the contacts module stores its answers through it. */
+/**
+ * Stored answers (GET /requests). A write path stores its answer with `storeAnswer` (store-answer.ts)
+ * in its own transaction.
+ */
 @DescribesOpenApiModels({ extraModels: [StoredResponseModel] })
 @Module({
   controllers: [RequestsController],
@@ -16,6 +19,6 @@ import { StoredResponsesSweeper } from './stored-responses.sweeper';
 })
 export class RequestsModule {
   constructor(statements: StatementRegistry) {
-    statements.register(STORED_RESPONSES_STATEMENTS);
+    statements.register(REQUESTS_STATEMENTS);
   }
 }

@@ -102,7 +102,7 @@ describe('contacts pipeline: set-based and atomic', () => {
     expect((await pipeline.process(dry)).answer.body).toMatchObject({ status: 'created', dryRun: true });
     expect(await storedBody(dry.requestId)).toBeNull();
 
-    // The answer is written by the contacts' own statement: refusing it undoes the contacts too.
+    // The answer is written in the contacts' transaction: refusing it undoes the contacts too.
     await refuseInsertsWhere(app.t.prisma, 'refuse_answer', 'stored_responses', `NEW.body::text LIKE '%refused-answer@%'`);
     await expect(pipeline.process(request('refused-answer@example.com', false))).rejects.toThrow();
     expect(await app.t.prisma.contact.count({ where: { organizationId: c.org.id, email: 'refused-answer@example.com' } })).toBe(0);

@@ -34,3 +34,30 @@ export async function statementProblems(client: PoolClient, statement: AnyStatem
   }
   return problems;
 }
+
+function isStatement(value: unknown): value is AnyStatement {
+  if (typeof value !== 'object' || value === null) return false;
+  const { name, text, columns, sample } = value as Partial<AnyStatement>;
+  return typeof name === 'string' && typeof text === 'string' && Array.isArray(columns) && typeof sample === 'function';
+}
+
+/**
+ * Every statement a module exports (its `*.statements.ts` file's exports), also inside exported
+ * arrays and records: a statement assembled from parts (a listing variant) is found like any other.
+ */
+export function statementsIn(exported: Record<string, unknown>): AnyStatement[] {
+  const found = new Map<string, AnyStatement>();
+  const visit = (value: unknown): void => {
+    if (isStatement(value)) found.set(`${value.name}\n${value.text}`, value);
+    else if (Array.isArray(value)) value.forEach(visit);
+    else if (typeof value === 'object' && value !== null) Object.values(value).forEach(visit);
+  };
+  Object.values(exported).forEach(visit);
+  return [...found.values()];
+}
+
+/** The exported statements that the registry does not hold with the same text (so the check above never sees them). */
+export function unregistered(exported: readonly AnyStatement[], registered: readonly AnyStatement[]): string[] {
+  const texts = new Map(registered.map((statement) => [statement.name, statement.text]));
+  return exported.filter((statement) => texts.get(statement.name) !== statement.text).map((statement) => statement.name);
+}

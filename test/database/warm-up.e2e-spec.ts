@@ -19,7 +19,7 @@ describe('warm-up before listening', () => {
     const registered = t.app.get(StatementRegistry).all().map((statement) => statement.name);
     // The hot statements (the API-key lookup and the contacts pipeline's) are all registered.
     expect(registered).toEqual(
-      expect.arrayContaining(['api-keys.find-by-hash', 'contacts.lock-emails', 'contacts.read-rule-context', 'contacts.write-and-store']),
+      expect.arrayContaining(['api-keys.find-by-hash', 'contacts.lock-emails', 'contacts.read-rule-context', 'contacts.write', 'events.insert', 'requests.store-answer']),
     );
     const clients: PoolClient[] = [];
     try {

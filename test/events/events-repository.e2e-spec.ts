@@ -1,7 +1,8 @@
 import { Client } from 'pg';
-import { SqlParams } from '../../src/database/sql-params';
+import type { Statement } from '../../src/database/statements';
 import { EventsRepository } from '../../src/events/events.repository';
-import { eventInsertValues, eventsInsert } from '../../src/events/events.statements';
+import { writeEvents } from '../../src/events/event-writes';
+import { INSERT_EVENTS } from '../../src/events/events.statements';
 import type { NewEvent } from '../../src/events/event-types';
 import { useTestApp } from '../utils/test-app';
 import { createOrganization } from '../utils/fixtures';
@@ -64,18 +65,19 @@ describe('EventsRepository.record', () => {
     await expect(events.record(tx as never, [])).resolves.toBeUndefined();
   });
 
-  it('the POST pipeline insert (eventsInsert) fails rather than drop or invent an event when its texts and columns do not line up', async () => {
+  it('the POST pipeline insert (INSERT_EVENTS) fails rather than drop or invent an event when its arrays do not line up', async () => {
     const org = await createOrganization(app.t.prisma);
-    const p = new SqlParams();
-    const text = `WITH written AS (${eventsInsert(p, p.add('organization'))}) SELECT 1`;
     const client = new Client({ connectionString: app.t.database.url });
     await client.connect();
     try {
-      const values = eventInsertValues('req', new Date(), [listEvent(org.id, 'a'), listEvent(org.id, 'b')]);
-      const texts = (values[6] as string).split('\n');
-      await expect(client.query(text, [org.id, ...values.slice(0, 6), texts[0]])).rejects.toThrow(/null value/);
-      await expect(client.query(text, [org.id, ...values.slice(0, 6), [...texts, texts[1]].join('\n')])).rejects.toThrow(/null value/);
-      await client.query(text, [org.id, ...values]);
+      let values: unknown[] = [];
+      // The values writeEvents sends, taken on their way to PostgreSQL.
+      const capture = { query: (statement: Statement) => ((values = statement.values ?? []), Promise.resolve({ rows: [] })) };
+      await writeEvents(capture, org.id, 'req', new Date(), [listEvent(org.id, 'a'), listEvent(org.id, 'b')]);
+      const texts = values[7] as string[];
+      await expect(client.query(INSERT_EVENTS.text, [...values.slice(0, 7), [texts[0]]])).rejects.toThrow(/null value/);
+      await expect(client.query(INSERT_EVENTS.text, [...values.slice(0, 7), [...texts, texts[1]]])).rejects.toThrow(/null value/);
+      await client.query(INSERT_EVENTS.text, values);
     } finally {
       await client.end();
     }

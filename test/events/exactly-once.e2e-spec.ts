@@ -1,8 +1,7 @@
 import { Client } from 'pg';
-import { SqlParams } from '../../src/database/sql-params';
 import type { NewEvent } from '../../src/events/event-types';
 import { EventsRepository } from '../../src/events/events.repository';
-import { eventInsertValues, eventsInsert } from '../../src/events/events.statements';
+import { writeEvents } from '../../src/events/event-writes';
 import { createOrganization } from '../utils/fixtures';
 import { ROOM_FOR_LOAD, useTestApp } from '../utils/test-app';
 
@@ -40,18 +39,15 @@ describe('events feed: exactly once, in commit order, under concurrent writers',
       data: { list: { id: `w${writer}-${k}`, name: `writer ${writer}`, archived: false } },
     }));
 
-  /** Writes through the pipeline's own INSERT (eventsInsert, the CTE of contacts.write-and-store) on a raw connection. */
+  /** Writes through the pipeline's own INSERT (writeEvents, events.insert) on a raw connection. */
   async function rawWriter(url: string, organizationId: string, writer: number, transactions: number, commits: Commit[]): Promise<number> {
     const client = new Client({ connectionString: url });
     await client.connect();
     let rolledBack = 0;
     try {
       for (let i = 0; i < transactions; i++) {
-        // Placeholders numbered as in the write statement: the organization first, then the events' arrays.
-        const p = new SqlParams();
-        const text = `WITH written AS (${eventsInsert(p, p.add('organization'))}) SELECT 1`;
         await client.query('BEGIN');
-        await client.query(text, [organizationId, ...eventInsertValues(`w${writer}`, new Date(), eventsFor(organizationId, writer, 1 + random(3)))]);
+        await writeEvents(client, organizationId, `w${writer}`, new Date(), eventsFor(organizationId, writer, 1 + random(3)));
         const { rows } = await client.query<{ id: string }>('SELECT id::text AS id FROM events WHERE xid = pg_current_xact_id() ORDER BY seq');
         await sleep(random(40));
         if (random(5) === 0) {
@@ -206,10 +202,8 @@ describe('events feed: exactly once, in commit order, under concurrent writers',
       await client.connect();
       try {
         const requestId = mode === 'commit' ? `w${writer}` : `${mode}-at-commit-${writer}`;
-        const p = new SqlParams();
-        const text = `WITH written AS (${eventsInsert(p, p.add('organization'))}) SELECT 1`;
         await client.query('BEGIN');
-        await client.query(text, [organizationId, ...eventInsertValues(requestId, new Date(), eventsFor(organizationId, writer, 1 + random(3)))]);
+        await writeEvents(client, organizationId, requestId, new Date(), eventsFor(organizationId, writer, 1 + random(3)));
         const { rows } = await client.query<{ id: string; pid: number }>(
           'SELECT id::text AS id, pg_backend_pid() AS pid FROM events WHERE xid = pg_current_xact_id() ORDER BY seq',
         );

@@ -1,8 +1,7 @@
 import { Client } from 'pg';
-import { SqlParams } from '../../src/database/sql-params';
 import type { NewEvent } from '../../src/events/event-types';
 import { EventsRepository } from '../../src/events/events.repository';
-import { eventInsertValues, eventsInsert } from '../../src/events/events.statements';
+import { writeEvents } from '../../src/events/event-writes';
 import { createOrganization } from '../utils/fixtures';
 import { useTestApp } from '../utils/test-app';
 
@@ -63,11 +62,7 @@ describe('GET /api/v2/events: the horizon of a page', () => {
       }
       expect(answered).toBe(false);
       // The commit in progress writes its event and commits: the waiting page includes it.
-      const p = new SqlParams();
-      await committing.query(`WITH written AS (${eventsInsert(p, p.add('organization'))}) SELECT 1`, [
-        org.id,
-        ...eventInsertValues('d', new Date(), [event(org.id, 'd')]),
-      ]);
+      await writeEvents(committing, org.id, 'd', new Date(), [event(org.id, 'd')]);
       await committing.query('COMMIT');
       expect((await short).names).toEqual(['d']);
     } finally {
