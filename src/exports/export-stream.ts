@@ -32,7 +32,7 @@ export interface ExportSummary extends ExportOpened {
 /** Seconds a caller refused with TOO_MANY_EXPORTS is asked to wait. */
 export const TOO_MANY_EXPORTS_RETRY_AFTER_SECONDS = 10;
 
-/** Rows per FETCH: one round trip and one write per this many contacts. */
+/** Rows per FETCH (unless the caller says otherwise): one round trip and one write per this many contacts. */
 const FETCH_ROWS = 2000;
 
 /**
@@ -78,8 +78,10 @@ export async function streamExport(
   request: ExportRequest,
   sink: Writable,
   opened: (info: ExportOpened) => void,
+  options: { fetchRows?: number } = {},
 ): Promise<ExportSummary> {
   const { organizationId, filters, format } = request;
+  const fetchRows = options.fetchRows ?? FETCH_ROWS;
   return database.transaction(async (tx) => {
     await tx.query(`SET TRANSACTION READ ONLY; SET LOCAL idle_in_transaction_session_timeout = '${EXPORT_IDLE_TIMEOUT}'`);
     const [{ slot }] = await runIn(tx, EXPORT_SLOT, [organizationId]);
@@ -99,7 +101,7 @@ export async function streamExport(
     if (format === 'csv') await write(sink, csvRecord(csvColumns(place.fieldKeys)));
     let rows = 0;
     for (;;) {
-      const batch = (await tx.query<ContactRow>(`FETCH FORWARD ${FETCH_ROWS} FROM ${CURSOR_NAME}`)).rows;
+      const batch = (await tx.query<ContactRow>(`FETCH FORWARD ${fetchRows} FROM ${CURSOR_NAME}`)).rows;
       if (batch.length > 0) {
         let text = '';
         for (const row of batch) {
@@ -109,7 +111,7 @@ export async function streamExport(
         rows += batch.length;
         await write(sink, text);
       }
-      if (batch.length < FETCH_ROWS) break;
+      if (batch.length < fetchRows) break;
     }
     // Ended inside the transaction: the slot counts until the last byte is written (contract section 17).
     await end(sink);
