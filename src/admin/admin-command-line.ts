@@ -76,7 +76,14 @@ async function execute(argv: string[], io: AdminIo): Promise<number> {
     }
     const prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: database.url }) });
     try {
-      const result = await executeAdminCommand(prisma, command);
+      let result: Record<string, unknown>;
+      if (command.command === 'export') {
+        // eslint-disable-next-line @typescript-eslint/no-require-imports
+        const { runExportCommand } = require('./export.command') as typeof import('./export.command');
+        result = await runExportCommand(prisma, database.url, config, command);
+      } else {
+        result = await executeAdminCommand(prisma, command);
+      }
       io.out(`${JSON.stringify(result)}\n`);
       return 0;
     } finally {

@@ -73,9 +73,11 @@ export class ExportsController {
   @ApiRequestError(400, 'INVALID_REQUEST: format not ndjson/csv, suppressed not true/false, updatedSince not an ISO 8601 instant, or an unknown or repeated query parameter')
   @ApiRequestError(403, 'INSUFFICIENT_SCOPE: the key lacks `contacts:read`')
   @ApiRequestError(404, 'LIST_NOT_FOUND: listId names no list of this organization')
-  @ApiRequestError(429, 'TOO_MANY_EXPORTS: two exports of the organization are streaming; retry after Retry-After seconds', {
-    headers: { 'Retry-After': { description: `Seconds (${TOO_MANY_EXPORTS_RETRY_AFTER_SECONDS})`, schema: { type: 'integer' } } },
-  })
+  @ApiRequestError(
+    429,
+    'RATE_LIMIT_EXCEEDED (a rate limit), or TOO_MANY_EXPORTS: two exports of the organization are streaming; retry after Retry-After seconds',
+    { headers: { 'Retry-After': { description: `Whole seconds (≥ 1); ${TOO_MANY_EXPORTS_RETRY_AFTER_SECONDS} for TOO_MANY_EXPORTS`, schema: { type: 'integer' } } } },
+  )
   async export(@Caller() caller: CallerIdentity, @Req() req: Request, @Res() res: Response): Promise<void> {
     const request = parseExportQuery(caller.organizationId, req.query);
     try {
