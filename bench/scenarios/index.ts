@@ -6,6 +6,7 @@ import { batchOverwrite } from './batch-overwrite';
 import { batchSweep } from './batch-sweep';
 import { coldFirst5s } from './cold-first-5s';
 import { erase } from './erase';
+import { export1M } from './export-1m';
 import { feed } from './feed';
 import { listing } from './listing';
 import { rawBatch } from './raw-batch';
@@ -38,4 +39,5 @@ export const SCENARIOS: readonly Scenario[] = [
   webhookFairness,
   erase,
   listing,
+  export1M,
 ];

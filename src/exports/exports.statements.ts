@@ -31,8 +31,8 @@ export const EXPORT_LIST_FOUND = defineStatement<{ found: boolean }>({
 });
 
 /**
- * The feed's horizon lock of organization $1 (the key of event_horizon: namespace 'EVNT',
- * migration 20261124090000_event_position_sequence), taken EXCLUSIVE and at session level. It is
+ * The feed's horizon lock of organization $1 (the key of the SQL function event_horizon:
+ * namespace 'EVNT', hashtext of the id), taken EXCLUSIVE and at session level. It is
  * granted once every transaction of the organization that took a commit position has ended, and
  * while it is held no transaction of the organization can take one: each blocks in its COMMIT
  * (events_take_commit_position). Since every change writes an event in its own transaction
