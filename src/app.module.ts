@@ -5,6 +5,7 @@ import { ApiKeyGuard } from './auth/api-key.guard';
 import { AuthModule } from './auth/auth.module';
 import { ScopeGuard } from './auth/scope.guard';
 import { ContactsModule } from './contacts/contacts.module';
+import { ExportsModule } from './exports/exports.module';
 import { CustomFieldsModule } from './custom-fields/custom-fields.module';
 import { BrokenPathEncodingGuard } from './http-body/path-encoding';
 import { APP_CONFIG, type AppConfig } from './config/app-config';
@@ -50,6 +51,7 @@ export class AppModule {
         HealthModule,
         ListsModule,
         CustomFieldsModule,
+        ExportsModule, // before ContactsModule: GET /contacts/export, not /contacts/:email
         ContactsModule,
         SuppressionsModule,
         ErasureModule,

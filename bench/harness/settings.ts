@@ -23,6 +23,8 @@ export interface BenchSettings {
   listingOnly: string[];
   /** Events the feed scenario's organization holds before its pages are read (BENCH_FEED_EVENTS). */
   feedEvents: number;
+  /** Contacts export1M seeds and exports (BENCH_EXPORT_CONTACTS). */
+  exportContacts: number;
   /** Connections making batch creates while the feed is read (BENCH_FEED_WRITERS). */
   feedWriters: number;
   /** A file for one JSON line per timed feed page, or null (BENCH_FEED_TRACE). */
@@ -89,6 +91,7 @@ export const SETTING_NAMES = [
   'BENCH_REQUESTS',
   'BENCH_ONLY',
   'BENCH_FEED_EVENTS',
+  'BENCH_EXPORT_CONTACTS',
   'BENCH_FEED_WRITERS',
   'BENCH_FEED_TRACE',
   'BENCH_FAIRNESS_EVENTS',
@@ -135,6 +138,7 @@ export function readSettings(env: Env = process.env, argv: readonly string[] = p
     only,
     listingOnly,
     feedEvents: numberOf(env, 'BENCH_FEED_EVENTS', 50_000, { min: 0 }),
+    exportContacts: numberOf(env, 'BENCH_EXPORT_CONTACTS', 1_000_000),
     feedWriters: numberOf(env, 'BENCH_FEED_WRITERS', 0, { min: 0 }),
     feedTrace: env.BENCH_FEED_TRACE || null,
     fairnessEvents: numberOf(env, 'BENCH_FAIRNESS_EVENTS', 15_000),

@@ -6,6 +6,7 @@ import { batchOverwrite } from './batch-overwrite';
 import { batchSweep } from './batch-sweep';
 import { coldFirst5s } from './cold-first-5s';
 import { erase } from './erase';
+import { export1M } from './export-1m';
 import { feed } from './feed';
 import { import1M } from './import-1m';
 import { listing } from './listing';
@@ -40,5 +41,6 @@ export const SCENARIOS: readonly Scenario[] = [
   webhookFairness,
   erase,
   listing,
+  export1M,
   import1M,
 ];

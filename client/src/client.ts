@@ -25,6 +25,7 @@ import type {
   EraseResponse,
   EventsPage,
   EventType,
+  ListedContact,
   Suppression,
   SuppressionInput,
   SuppressionsPage,
@@ -77,6 +78,21 @@ export interface ContactFilters {
   suppressed?: boolean;
   /** `updatedAt` ≥ this instant. */
   updatedSince?: Date | string;
+}
+
+/** What `exportContacts()` answers: the snapshot's contacts, read as they arrive, and its feed cursor. */
+export interface ContactExport {
+  /**
+   * The GET /api/v2/events cursor at the export's snapshot: `client.events({ after: feedCursor })`
+   * yields every change committed after it, and none the export already holds.
+   */
+  feedCursor: string;
+  /**
+   * Every matching contact, by email, as GET /contacts/{email} shows it. Read once; a stream the
+   * service could not finish throws ContactSyncError NETWORK_ERROR (export again: a partial export
+   * is never taken for a whole one).
+   */
+  contacts: AsyncIterable<ListedContact>;
 }
 
 export interface ListContactsOptions extends ContactFilters, CallOptions {
@@ -501,16 +517,33 @@ export class ContactSyncClient {
     } while (cursor);
   }
 
+  /**
+   * GET /api/v2/contacts/export (NDJSON): every contact matching the filters in one database
+   * snapshot, streamed, and the feed cursor of that snapshot:
+   * `const { contacts, feedCursor } = await client.exportContacts(); for await (const c of contacts) ...`,
+   * then `client.events({ after: feedCursor })` for what changed since. Opening it is retried as a
+   * read (429 TOO_MANY_EXPORTS waits its Retry-After); the stream itself is not.
+   */
+  async exportContacts(options: ContactFilters & CallOptions = {}): Promise<ContactExport> {
+    const query = filterQuery(options);
+    query.set('format', 'ndjson');
+    const { answer, attempts } = await this.transport.send('GET', `/api/v2/contacts/export?${query.toString()}`, { signal: options.signal, stream: true });
+    if (answer.status !== 200) throw errorFromAnswer(answer, attempts);
+    const feedCursor = answer.headers.get('x-feed-cursor');
+    const body = answer.response?.body;
+    if (!feedCursor || !body) {
+      await answer.response?.body?.cancel();
+      throw new ContactSyncError('The export answer has no X-Feed-Cursor or no body', 200, 'UNEXPECTED_RESPONSE', answer.requestId, attempts);
+    }
+    return { feedCursor, contacts: ndjsonContacts(body, answer.requestId) };
+  }
+
   /** One page of GET /api/v2/contacts; `cursor` is the previous page's `nextCursor` (same filters). */
   async listContactsPage(options: ListContactsOptions & { cursor?: string | null } = {}): Promise<ContactsPage> {
     const query = new URLSearchParams();
     if (options.limit !== undefined) query.set('limit', String(options.limit));
     if (options.cursor) query.set('cursor', options.cursor);
-    if (options.listId !== undefined) query.set('listId', options.listId);
-    if (options.suppressed !== undefined) query.set('suppressed', String(options.suppressed));
-    if (options.updatedSince !== undefined) {
-      query.set('updatedSince', options.updatedSince instanceof Date ? options.updatedSince.toISOString() : options.updatedSince);
-    }
+    for (const [name, value] of filterQuery(options)) query.set(name, value);
     const text = query.toString();
     const suffix = text ? `?${text}` : '';
     return (await this.read<ContactsPage>(`/api/v2/contacts${suffix}`, options))!;
@@ -568,4 +601,42 @@ function pause(ms: number, signal?: AbortSignal): Promise<boolean> {
     const timer = setTimeout(() => done(true), ms);
     signal?.addEventListener('abort', onAbort, { once: true });
   });
+}
+
+/** The listing's filters as query parameters (GET /contacts and its export). */
+function filterQuery(filters: ContactFilters): URLSearchParams {
+  const query = new URLSearchParams();
+  if (filters.listId !== undefined) query.set('listId', filters.listId);
+  if (filters.suppressed !== undefined) query.set('suppressed', String(filters.suppressed));
+  if (filters.updatedSince !== undefined) {
+    query.set('updatedSince', filters.updatedSince instanceof Date ? filters.updatedSince.toISOString() : filters.updatedSince);
+  }
+  return query;
+}
+
+/** The contacts of an NDJSON body, one per line, as they arrive; a body cut short throws NETWORK_ERROR. */
+async function* ndjsonContacts(body: ReadableStream<Uint8Array>, requestId: string | null): AsyncGenerator<ListedContact, void, undefined> {
+  const decoder = new TextDecoder();
+  let pending = '';
+  const reader = body.getReader();
+  try {
+    for (;;) {
+      let chunk: Awaited<ReturnType<typeof reader.read>>;
+      try {
+        chunk = await reader.read();
+      } catch (error) {
+        throw new ContactSyncError('The export stream was cut before its end: export again', null, 'NETWORK_ERROR', requestId, 1, { cause: error });
+      }
+      if (chunk.done) break;
+      pending += decoder.decode(chunk.value, { stream: true });
+      const lines = pending.split('\n');
+      pending = lines.pop() ?? '';
+      for (const line of lines) if (line !== '') yield JSON.parse(line) as ListedContact;
+    }
+    pending += decoder.decode();
+    if (pending !== '') yield JSON.parse(pending) as ListedContact;
+  } finally {
+    reader.releaseLock();
+    await body.cancel().catch(() => undefined);
+  }
 }

@@ -4,6 +4,7 @@ export {
   MAX_BATCH_BYTES,
   MAX_BATCH_ROWS,
   type CallOptions,
+  type ContactExport,
   type EventsOptions,
   type ClientOptions,
   type SyncOptions,

@@ -30,6 +30,8 @@ export interface HttpAnswer {
   body: unknown;
   /** The service's X-Request-Id. */
   requestId: string | null;
+  /** A `stream` send's 200: the response, its body not read yet (`body` is then null). */
+  response?: Response;
 }
 
 /** Counters of one client, for callers who want to see what the retries cost. */
@@ -135,13 +137,16 @@ export class Transport {
     body: unknown,
     headers: Record<string, string>,
     signal: AbortSignal | undefined,
+    stream = false,
   ): Promise<Attempt> {
     const wait = this.pausedUntil - Date.now();
     if (wait > 0) await sleep(wait, signal);
     if (signal?.aborted) throw abortError(signal);
     this.stats.requests++;
-    const timeout = AbortSignal.timeout(this.requestTimeoutMs);
-    const combined = signal ? AbortSignal.any([signal, timeout]) : timeout;
+    // A streamed answer's body may take longer than requestTimeoutMs: its limit ends with the headers.
+    const timeout = new AbortController();
+    const timer = setTimeout(() => timeout.abort(new DOMException('The request timed out', 'TimeoutError')), this.requestTimeoutMs);
+    const combined = signal ? AbortSignal.any([signal, timeout.signal]) : timeout.signal;
     try {
       const res = await this.fetchImpl(this.baseUrl + path, {
         method,
@@ -154,6 +159,9 @@ export class Transport {
         body: body === undefined ? undefined : JSON.stringify(body),
         signal: combined,
       });
+      if (stream && res.status === 200) {
+        return { kind: 'answer', answer: { status: res.status, headers: res.headers, body: null, requestId: res.headers.get('x-request-id'), response: res } };
+      }
       const text = await res.text();
       let parsed: unknown = null;
       try {
@@ -166,6 +174,8 @@ export class Transport {
       if (signal?.aborted) throw abortError(signal);
       // Refused connections never carried the request; anything later (reset, timeout) may have.
       return { kind: 'network', error, sent: !NOT_SENT_CODES.has(errorCodeOf(error) ?? '') };
+    } finally {
+      clearTimeout(timer);
     }
   }
 
@@ -203,6 +213,8 @@ export class Transport {
        * 503 (nothing written), 429 and connections refused before sending are still retried.
        */
       stopWhenAmbiguous?: boolean;
+      /** A 200 is returned with its body unread (`answer.response`), for a streamed answer. */
+      stream?: boolean;
     } = {},
   ): Promise<{ answer: HttpAnswer; attempts: number; recoveredFrom?: number }> {
     const started = Date.now();
@@ -210,7 +222,7 @@ export class Transport {
     let last: Attempt | undefined;
     for (let attempt = 1; ; attempt++) {
       if (attempt > 1) this.stats.retried++;
-      last = await this.attempt(method, path, options.body, options.headersFor?.(attempt) ?? {}, options.signal);
+      last = await this.attempt(method, path, options.body, options.headersFor?.(attempt) ?? {}, options.signal, options.stream);
       if (last.kind === 'answer') {
         const { answer } = last;
         if (answer.status === 429) {

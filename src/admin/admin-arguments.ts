@@ -38,6 +38,7 @@ export type AdminCommand =
   | { command: 'suppress'; org: string; email: string; reason: SuppressionReasonName }
   | { command: 'unsuppress'; org: string; email: string }
   | { command: 'contact erase'; org: string; email: string }
+  | { command: 'export'; org: string; file: string }
   | { command: 'org list' }
   | { command: 'key list'; org: string }
   | { command: 'list list'; org: string }
@@ -66,6 +67,8 @@ export const COMMAND_HELP: Record<AdminCommand['command'], string> = {
     'unsuppress --org <orgId> --email <email>\n  Lifts the suppression of an email, whatever its reason (also complained, which the API refuses to lift), and\n  also an erased (hashed) one. Prints { "email", "status": "unsuppressed", "reason" }.',
   'contact erase':
     'contact erase --org <orgId> --email <email>\n  Erases an address (right to erasure), as POST /api/v2/contacts/{email}/erase does: the contact, its memberships,\n  the suppression\'s plaintext (kept as a keyed hash), every stored answer holding it and the address in\n  every change event (redacted; contact.erased is written). Prints\n  { "email", "status": "erased", "contactDeleted", "suppressionKept", "storedAnswersErased", "eventsRedacted", "importRowsErased" }.',
+  export:
+    'export --org <orgId> --file <path>\n  Writes the organization\'s contacts to the file as GET /api/v2/contacts/export does (NDJSON, one snapshot, streamed).\n  Prints { "rows", "feedCursor", "file" }: feedCursor is the GET /api/v2/events cursor at the snapshot.',
   migrate:
     'migrate\n  Applies pending database migrations to DATABASE_URL (for deployments that run with MIGRATE_ON_START=false).\n  Prints { "applied": [names] } (empty when nothing was pending).',
 };
@@ -112,6 +115,7 @@ const COMMANDS: Record<AdminCommand['command'], { options: Options; required: st
   suppress: { options: { org: text, email: text, reason: text }, required: ['org', 'email', 'reason'] },
   unsuppress: { options: { org: text, email: text }, required: ['org', 'email'] },
   'contact erase': { options: { org: text, email: text }, required: ['org', 'email'] },
+  export: { options: { org: text, file: text }, required: ['org', 'file'] },
   'org list': { options: {}, required: [] },
   'key list': { options: { org: text }, required: ['org'] },
   'list list': { options: { org: text }, required: ['org'] },
@@ -132,8 +136,8 @@ export const USAGE = `commands: ${Object.keys(COMMANDS).join(', ')}`;
 
 /** Parses `argv` (the words after `admin --`) strictly: unknown commands and options are errors. */
 export function parseAdminCommand(argv: string[]): AdminCommand {
-  // `suppress`, `unsuppress` and `migrate` are one word; every other command is two.
-  const words = argv[0] === 'suppress' || argv[0] === 'unsuppress' || argv[0] === 'migrate' ? 1 : 2;
+  // `suppress`, `unsuppress`, `export` and `migrate` are one word; every other command is two.
+  const words = ['suppress', 'unsuppress', 'export', 'migrate'].includes(argv[0]) ? 1 : 2;
   const name = argv.slice(0, words).join(' ');
   if (argv.length < words || argv.slice(0, words).some((w) => w.startsWith('-')) || !(name in COMMANDS)) {
     throw new AdminArgumentError(`admin: unknown command "${argv.slice(0, 2).join(' ')}"; ${USAGE} (--help explains them)`);
@@ -188,6 +192,8 @@ export function parseAdminCommand(argv: string[]): AdminCommand {
       return { command: 'migrate' };
     case 'unsuppress':
       return { command: 'unsuppress', org: str('org'), email: normalizeEmail(str('email')) };
+    case 'export':
+      return { command: 'export', org: str('org'), file: str('file') };
     case 'contact erase':
       // Any value: erasure removes the address wherever it was stored, valid or not.
       return { command: 'contact erase', org: str('org'), email: normalizeEmail(str('email')) };

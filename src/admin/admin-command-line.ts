@@ -79,7 +79,14 @@ async function execute(argv: string[], io: AdminIo): Promise<number> {
       idleInTransactionTimeoutMs: config.DB_IDLE_IN_TRANSACTION_TIMEOUT_MS,
     });
     try {
-      const result = await executeAdminCommand(prisma, command);
+      let result: Record<string, unknown>;
+      if (command.command === 'export') {
+        // eslint-disable-next-line @typescript-eslint/no-require-imports
+        const { runExportCommand } = require('./export.command') as typeof import('./export.command');
+        result = await runExportCommand(prisma, database.url, config, command);
+      } else {
+        result = await executeAdminCommand(prisma, command);
+      }
       io.out(`${JSON.stringify(result)}\n`);
       return 0;
     } finally {

@@ -56,6 +56,9 @@ export async function executeAdminCommand(
   command: Exclude<AdminCommand, { command: 'migrate' }>,
 ): Promise<Record<string, unknown>> {
   switch (command.command) {
+    case 'export':
+      // It streams through a connection of its own: admin-command-line.ts runs it (export.command.ts).
+      throw new Error('export runs from the command line only');
     case 'org list': {
       const rows = await prisma.organization.findMany({ orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] });
       return { organizations: rows.map((o) => ({ id: o.id, name: o.name, createdAt: o.createdAt.toISOString() })) };

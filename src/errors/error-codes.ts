@@ -27,6 +27,8 @@ export enum RequestErrorCode {
   CURSOR_EXPIRED = 'CURSOR_EXPIRED',
   PAYLOAD_TOO_LARGE = 'PAYLOAD_TOO_LARGE',
   RATE_LIMIT_EXCEEDED = 'RATE_LIMIT_EXCEEDED',
+  /** Two exports of the organization stream already (contract section 17); carries Retry-After. */
+  TOO_MANY_EXPORTS = 'TOO_MANY_EXPORTS',
   /** Headers or body not received in time; the connection is closed. */
   REQUEST_TIMEOUT = 'REQUEST_TIMEOUT',
   INTERNAL_ERROR = 'INTERNAL_ERROR',
@@ -71,6 +73,7 @@ export function httpStatusOf(code: RequestErrorCode): number {
     case RequestErrorCode.PAYLOAD_TOO_LARGE:
       return 413;
     case RequestErrorCode.RATE_LIMIT_EXCEEDED:
+    case RequestErrorCode.TOO_MANY_EXPORTS:
       return 429;
     case RequestErrorCode.INTERNAL_ERROR:
       return 500;

@@ -12,7 +12,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ['config', 'common', 'generated'],
   ['database', 'errors'],
   ['http-body', 'validation', 'docs', 'metrics', 'rate-limit', 'auth', 'logging', 'tracing'],
-  ['contacts', 'custom-fields', 'lists', 'list-memberships', 'suppressions', 'erasure', 'requests', 'events', 'webhooks', 'imports', 'health', 'demo'],
+  ['contacts', 'custom-fields', 'lists', 'list-memberships', 'suppressions', 'erasure', 'requests', 'events', 'webhooks', 'imports', 'exports', 'health', 'demo'],
   ['admin', 'app.module', 'app.factory', 'main', 'startup-failure'],
 ];
 

@@ -10,7 +10,9 @@ import { instantParameter } from '../../validation/instant-parameter';
  */
 export const LISTING_LIMIT_MAX = LIST_LIMIT_MAX;
 export const LISTING_LIMIT_DEFAULT = LIST_LIMIT_DEFAULT;
-const KNOWN_PARAMETERS = new Set(['limit', 'cursor', 'listId', 'suppressed', 'updatedSince']);
+/** The filters' query parameters (parseListingFilters). */
+export const LISTING_FILTER_PARAMETERS = ['listId', 'suppressed', 'updatedSince'] as const;
+const KNOWN_PARAMETERS = new Set(['limit', 'cursor', ...LISTING_FILTER_PARAMETERS]);
 
 export interface ListingFilters {
   listId: string | null;
@@ -30,16 +32,24 @@ export function parseListingQuery(query: Record<string, unknown>): ListingQuery 
   // A misspelt filter (`listid=`) silently ignored would list every contact: refuse it.
   const unknown = Object.keys(query).filter((name) => !KNOWN_PARAMETERS.has(name));
   if (unknown.length > 0) throw invalidRequest(`Unknown query parameter: ${unknown.join(', ')}`);
-  const filters: ListingFilters = {
-    listId: singleQueryValue(query, 'listId'),
-    suppressed: parseSuppressed(singleQueryValue(query, 'suppressed')),
-    updatedSince: instantParameter('updatedSince', singleQueryValue(query, 'updatedSince')),
-  };
+  const filters = parseListingFilters(query);
   const cursor = singleQueryValue(query, 'cursor');
   return {
     limit: parseListLimit(singleQueryValue(query, 'limit')),
     after: cursor === null ? null : decodeCursor(cursor, filters),
     filters,
+  };
+}
+
+/**
+ * The filters `listId`, `suppressed` and `updatedSince` of a query (the listing's, and the export's:
+ * contract section 17). The caller refuses the parameters it does not know.
+ */
+export function parseListingFilters(query: Record<string, unknown>): ListingFilters {
+  return {
+    listId: singleQueryValue(query, 'listId'),
+    suppressed: parseSuppressed(singleQueryValue(query, 'suppressed')),
+    updatedSince: instantParameter('updatedSince', singleQueryValue(query, 'updatedSince')),
   };
 }
 
