@@ -53,11 +53,13 @@ describe('Prisma Client calls of src/ run in autocommit', () => {
     return { prisma: Object.assign(client, { database: app.t.app.get(Database) }) as unknown as PrismaService, started: () => started };
   }
 
-  it('counts the transactions Prisma Client opens (a nested write opens one)', async () => {
+  it('counts the transactions Prisma Client opens (a nested write opens one, and so does updateMany)', async () => {
     const { prisma, started } = countingClient(app.t.app.get(Database).pool);
     try {
-      await prisma.organization.create({ data: { name: 'Nested', lists: { create: [{ name: 'Inside' }] } } });
+      const org = await prisma.organization.create({ data: { name: 'Nested', lists: { create: [{ name: 'Inside' }] } } });
       expect(started()).toBe(1);
+      await prisma.list.updateMany({ where: { organizationId: org.id }, data: { archived: true } });
+      expect(started()).toBe(2);
     } finally {
       await prisma.$disconnect();
     }
@@ -85,7 +87,7 @@ describe('Prisma Client calls of src/ run in autocommit', () => {
       await new ListMembershipsRepository(prisma, database, events).listExists(org.id, list.id);
       await new CustomFieldsRepository(prisma, database, events).findAll(org.id);
       await new ContactsRepository(prisma).findByEmail(org.id, 'none@example.com');
-      await (await new ErasureSecrets(prisma).hasherFor(org.id))('a@example.com');
+      (await new ErasureSecrets(prisma).hasherFor(org.id))('a@example.com');
       const fresh = (await admin(['key', 'create', '--org', org.id])) as { key: string };
       await new ApiKeyRepository(database, prisma).findActive(fresh.key, new Date());
 
@@ -98,6 +100,7 @@ describe('Prisma Client calls of src/ run in autocommit', () => {
       await webhooks.update(org.id, hook.id, { enabled: true, types: ['contact.created'] });
       await webhooks.update(org.id, '00000000-0000-0000-0000-000000000000', { enabled: false });
       await webhooks.setSecret(org.id, hook.id, 't');
+      await webhooks.setSecret(org.id, '00000000-0000-0000-0000-000000000000', 't');
       await webhooks.delete(org.id, hook.id);
       // The key's lastUsedAt is written off the request path: wait for it.
       await new Promise((resolve) => setTimeout(resolve, 300));

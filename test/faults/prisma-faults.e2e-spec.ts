@@ -174,13 +174,13 @@ describe('database faults on Prisma Client reads and Database.transaction writes
     const capture = async (name: string, work: () => PromiseLike<unknown>) => {
       captured[name] = await failure(work());
     };
-    // A read that waits on a lock: statement timeout (57014), then its backend terminated while it waits (57P01).
+    // A read and a write that wait on a lock past DB_LOCK_TIMEOUT_MS (55P03), then a read whose backend is terminated while it waits (57P01).
     await f.db.withClient(async (blocker) => {
       await blocker.query('BEGIN');
       await blocker.query('LOCK TABLE lists IN ACCESS EXCLUSIVE MODE');
       try {
-        await capture('read, statement timeout', () => f.t.prisma.list.findMany({ where: { organizationId: f.organizationId } }));
-        await capture('write, statement timeout', () => f.t.prisma.list.create({ data: { organizationId: f.organizationId, name: 'never' } }));
+        await capture('read, lock wait timeout', () => f.t.prisma.list.findMany({ where: { organizationId: f.organizationId } }));
+        await capture('write, lock wait timeout', () => f.t.prisma.list.create({ data: { organizationId: f.organizationId, name: 'never' } }));
         const running = failure(f.t.prisma.list.findMany({ where: { organizationId: f.organizationId } }));
         await sleep(200);
         await f.db.withClient((c) => c.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = 'faults' AND wait_event_type = 'Lock'`));
