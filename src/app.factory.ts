@@ -20,7 +20,7 @@ import { IpRateLimitMiddleware } from './rate-limit/ip-rate-limit.middleware';
 /**
  * Builds the application exactly as production runs it; main.ts and the e2e tests both use it,
  * so pipes, filters, guards and middleware are the same everywhere. `extraModules` mounts
- * test-only modules (e.g. test/faults/prisma-write-probe.module.ts) behind the same pipeline.
+ * test-only modules (e.g. test/example-module's) behind the same pipeline.
  */
 export async function createApp(
   config: AppConfig & DatabaseTarget,

@@ -33,8 +33,8 @@ export class ApiKeyRepository {
     const last = this.lastUsedWrites.get(id) ?? 0;
     if (now.getTime() - last < LAST_USED_RESOLUTION_MS) return;
     this.lastUsedWrites.set(id, now.getTime());
-    // Off the request path; a failure here must not fail the request (updateMany: a key deleted
-    // meanwhile is no error).
-    this.prisma.apiKey.updateMany({ where: { id }, data: { lastUsedAt: now } }).catch(() => undefined);
+    // Off the request path; a failure here (a key deleted meanwhile) must not fail the request.
+    // update, not updateMany: Prisma Client runs updateMany in a transaction of its own.
+    this.prisma.apiKey.update({ where: { id }, data: { lastUsedAt: now }, select: { id: true } }).catch(() => undefined);
   }
 }

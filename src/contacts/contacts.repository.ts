@@ -196,30 +196,6 @@ function columnsOf(rows: ContactRowWrite[]) {
   };
 }
 
-/**
- * Contacts by normalized email with their list ids (oldest membership first) and plain
- * suppression, through Prisma Client: GET /contacts/{email} outside a transaction, and the write
- * paths inside theirs (the state an event carries, contact-views.ts). Set-based: the same three
- * statements for 1 or 50 emails, one after the other (a transaction is one connection).
- */
-export async function readStoredContacts(
-  client: Prisma.TransactionClient,
-  organizationId: string,
-  emails: readonly string[],
-): Promise<Map<string, StoredContact>> {
-  const found = new Map<string, StoredContact>();
-  if (emails.length === 0) return found;
-  const contacts = await client.contact.findMany({ where: { organizationId, email: { in: [...emails] } }, include: CONTACT_MEMBERSHIPS });
-  if (contacts.length === 0) return found;
-  const suppressions = await client.suppression.findMany({
-    where: { organizationId, email: { in: contacts.map((contact) => contact.email) } },
-    select: { email: true, reason: true },
-  });
-  const reasonOf = new Map(suppressions.map((suppression) => [suppression.email, suppression.reason]));
-  for (const contact of contacts) found.set(contact.email, storedContactOf(contact, reasonOf.get(contact.email) ?? null));
-  return found;
-}
-
 /** A contact's list ids, oldest membership first (the order GET /contacts/{email} shows). */
 const CONTACT_MEMBERSHIPS = {
   memberships: { select: { listId: true }, orderBy: [{ createdAt: 'asc' }, { listId: 'asc' }] },

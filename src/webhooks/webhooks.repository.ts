@@ -233,8 +233,14 @@ export class WebhooksRepository {
 
   async setSecret(organizationId: string, id: string, secret: string): Promise<boolean> {
     if (!UUID_PATTERN.test(id)) return false;
-    const { count } = await this.prisma.webhook.updateMany({ where: { id, organizationId }, data: { secret } });
-    return count > 0;
+    // update, not updateMany: Prisma Client runs updateMany in a transaction of its own.
+    try {
+      await this.prisma.webhook.update({ where: { id, organizationId }, data: { secret }, select: { id: true } });
+      return true;
+    } catch (error) {
+      if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === 'P2025') return false;
+      throw error;
+    }
   }
 
   /**
