@@ -40,7 +40,7 @@ describe('admin command line: help, lists, migrate, errors', () => {
     expect(tool.code).toBe(0);
     for (const command of Object.keys(COMMAND_HELP)) expect(tool.stdout).toContain(`  ${command}`);
     const runs = await Promise.all(
-      [['key', 'list', '--help'], ['migrate', '--help'], ['field', 'create', '-h']].map((args) => runAdmin(args, noDatabase)),
+      [['key', 'list', '--help'], ['migrate', '--help'], ['field', 'create', '-h']].map((args) => runAdminInProcess(args, noDatabase)),
     );
     expect(runs.map((r) => r.code)).toEqual([0, 0, 0]);
     expect(runs[0].stdout).toMatch(/^Usage: npm run --silent admin -- key list --org <orgId>\n.*prefix/s);
@@ -91,17 +91,18 @@ describe('admin command line: help, lists, migrate, errors', () => {
 
   it('errors are one line "<command>: <what is wrong>"', async () => {
     const unknownOrg = '00000000-0000-4000-8000-000000000000';
+    // Real processes for one exit code 2 and one exit code 1 (what the shell sees); the others in process.
     const runs = await Promise.all([
-      inChild('key', 'list', '--org', unknownOrg),
-      inChild('field', 'list'),
-      inChild('key', 'create', '--org', unknownOrg, '--expires-at', 'soon'),
+      admin('key', 'list', '--org', unknownOrg),
+      admin('field', 'list'),
+      admin('key', 'create', '--org', unknownOrg, '--expires-at', 'soon'),
       inChild('org', 'lst'),
     ]);
     oneErrorLine(runs[0], 2, /^key list: no organization with id/);
     oneErrorLine(runs[1], 2, /^field list: missing option --org$/);
     oneErrorLine(runs[2], 2, /^key create: --expires-at must be/);
     oneErrorLine(runs[3], 2, /^admin: unknown command "org lst"/);
-    const config = await runAdmin(['org', 'list'], { DATABASE_URL: 'mysql://x' });
+    const config = await runAdminInProcess(['org', 'list'], { DATABASE_URL: 'mysql://x' });
     oneErrorLine(config, 1, /^org list: Invalid configuration: DATABASE_URL=/);
     const unreachable = await runAdmin(['org', 'list'], { DATABASE_URL: 'postgresql://postgres@127.0.0.1:1/none' });
     oneErrorLine(unreachable, 1, /^org list: database unreachable: nothing accepts connections at 127\.0\.0\.1:1/);

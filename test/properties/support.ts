@@ -38,3 +38,15 @@ export function generatedRequests(file: string): { checked(): void } {
     },
   };
 }
+
+/**
+ * How many generated cases a property runs: `count` in `npm test`, times PROPERTY_RUNS_FACTOR (a
+ * positive integer, 1 unless set) for a deeper search, e.g. `PROPERTY_RUNS_FACTOR=10 npx jest
+ * test/properties`. `count` is chosen so that the default run still reaches every outcome the
+ * property is written to check; the file prints what it covered.
+ */
+export function propertyRuns(count: number): number {
+  const factor = Number(process.env.PROPERTY_RUNS_FACTOR ?? '1');
+  if (!Number.isInteger(factor) || factor < 1) throw new Error(`PROPERTY_RUNS_FACTOR must be a positive integer, not ${process.env.PROPERTY_RUNS_FACTOR}`);
+  return count * factor;
+}
