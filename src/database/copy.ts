@@ -10,6 +10,9 @@ export type CopyValue = string | number | boolean | null | readonly (string | nu
 
 const IDENTIFIER = /^[a-z_][a-z0-9_]*$/;
 
+/** The client-side bound of one COPY: an upload of IMPORT_MAX_BYTES at a slow but live pace. */
+const COPY_TIMEOUT_MS = 6 * 60 * 60 * 1000;
+
 /** Backslash, newline, carriage return and tab are what COPY's text format escapes. */
 function escapeText(text: string): string {
   return /[\\\n\r\t]/.test(text) ? text.replace(/[\\\n\r\t]/g, (c) => (c === '\\' ? '\\\\' : c === '\n' ? '\\n' : c === '\r' ? '\\r' : '\\t')) : text;
@@ -49,7 +52,10 @@ export async function copyRows(
   for (const name of [table, ...columns]) if (!IDENTIFIER.test(name)) throw new Error(`copyRows: not an identifier: ${name}`);
   // Database.transaction's client is a pg PoolClient; SqlClient names only what statements need.
   const client = tx as unknown as PoolClient;
-  const sink = client.query(copyFrom(`COPY ${table} (${columns.join(', ')}) FROM STDIN`));
+  // pg's per-query `query_timeout` (the pool's is DB_STATEMENT_TIMEOUT_MS + 2 s) would cut a COPY
+  // that lasts as long as an upload: the caller bounds the source instead (the upload's idle timeout).
+  const copy = Object.assign(copyFrom(`COPY ${table} (${columns.join(', ')}) FROM STDIN`), { query_timeout: COPY_TIMEOUT_MS });
+  const sink = client.query(copy);
   let count = 0;
   async function* lines(): AsyncGenerator<string> {
     for await (const row of rows) {
