@@ -106,7 +106,7 @@ export function renderEvent(uuid: string, occurredAt: string, requestId: string 
 /**
  * A new event's id and stored text, made when it is written: a random v4 UUID made here (not a
  * column default), so that the text and the row's id agree. Every writer uses it, through
- * eventInsertValues (the POST pipeline's statement and EventsRepository.record).
+ * writeEvents (event-writes.ts).
  */
 export function newEventText(event: NewEvent, occurredAt: string, requestId: string | null): { id: string; body: string } {
   const id = randomUUID();

@@ -145,7 +145,7 @@ describe('imports of src/ form no circle', () => {
     ];
     expect(importCircles(files, [...arrows, ...removed])).toEqual([
       ['database/database.ts', 'database/statements.ts'],
-      ['events/event-record.statements.ts', 'events/event-types.ts', 'events/events.repository.ts', 'events/events.statements.ts', 'lists/lists.repository.ts'],
+      ['events/event-types.ts', 'events/event-writes.ts', 'events/events.repository.ts', 'lists/lists.repository.ts'],
     ]);
   });
 

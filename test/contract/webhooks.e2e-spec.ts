@@ -11,6 +11,7 @@ const HOOK = 'https://93.184.216.34/hooks/contact-sync';
 const EVERY_TYPE = [
   'contact.created', 'contact.updated', 'contact.list_removed', 'contact.deleted', 'contact.erased',
   'suppression.created', 'suppression.deleted', 'list.created', 'list.updated', 'field.created', 'field.updated',
+  'import.finished',
 ];
 
 describe('webhook endpoints (contract 14-16)', () => {

@@ -18,12 +18,12 @@ describe('docs/extending.md', () => {
 
   it('quotes the example module as it is (every quoted block appears verbatim in its file)', () => {
     const quotes = [...GUIDE.matchAll(QUOTE)].map(([, file]) => file);
-    expect(quotes.length).toBeGreaterThanOrEqual(7); // DTO, response model, controller, repository, service, module, e2e test
+    expect(quotes.length).toBeGreaterThanOrEqual(8); // DTO, response model, controller, statements, repository, service, module, e2e test
     expect(staleQuotes(GUIDE, read)).toEqual([]);
   });
 
   it('would catch a quote that no longer matches its file', () => {
-    const edited = GUIDE.replace('tx.list.create(', 'tx.list.createMany(');
+    const edited = GUIDE.replace('runIn(tx, FIND_LIST,', 'runIn(tx, FIND_LISTS,');
     expect(staleQuotes(edited, read)).toEqual(['test/example-module/list-copies.repository.ts']);
   });
 });

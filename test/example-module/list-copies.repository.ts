@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { PrismaService } from '../../src/database/prisma.service';
-import type { Prisma } from '../../src/generated/prisma/client';
+import { Database } from '../../src/database/database';
+import { runIn, type SqlClient } from '../../src/database/statements';
+import { COPY_MEMBERS, CREATE_LIST, FIND_LIST } from './list-copies.statements';
 
 export interface ListCopy {
   id: string;
@@ -8,30 +9,28 @@ export interface ListCopy {
   members: number;
 }
 
-/** The only place that reads or writes for list copies: Prisma Client, on the one pg pool. */
+/** The only place that reads or writes for list copies: its registered statements, in one transaction. */
 @Injectable()
 export class ListCopiesRepository {
-  constructor(private readonly prisma: PrismaService) {}
+  constructor(private readonly database: Database) {}
 
-  /** Runs `work` in one interactive transaction: all of it is written, or none of it. */
-  transaction<T>(work: (tx: Prisma.TransactionClient) => Promise<T>): Promise<T> {
-    return this.prisma.$transaction(work);
+  /** Runs `work` in one transaction (Database.transaction): all of it is written, or none of it. */
+  transaction<T>(work: (tx: SqlClient) => Promise<T>): Promise<T> {
+    return this.database.transaction(work);
   }
 
-  /** The organization's list with this id, archived or not (a foreign id finds nothing). */
-  findList(tx: Prisma.TransactionClient, organizationId: string, id: string): Promise<{ id: string } | null> {
-    return tx.list.findFirst({ where: { id, organizationId }, select: { id: true } });
+  async findList(tx: SqlClient, organizationId: string, id: string): Promise<{ id: string } | null> {
+    const [list] = await runIn(tx, FIND_LIST, [id, organizationId]);
+    return list ?? null;
   }
 
-  /** A new list: its id and created_at come from the database defaults. */
-  createList(tx: Prisma.TransactionClient, organizationId: string, name: string): Promise<{ id: string; name: string }> {
-    return tx.list.create({ data: { organizationId, name }, select: { id: true, name: true } });
+  async createList(tx: SqlClient, organizationId: string, name: string): Promise<{ id: string; name: string }> {
+    const [list] = await runIn(tx, CREATE_LIST, [organizationId, name]);
+    return list;
   }
 
-  /** Every member of `fromListId` joins `toListId`, set-based: one statement whatever the size. */
-  copyMembers(tx: Prisma.TransactionClient, fromListId: string, toListId: string): Promise<number> {
-    return tx.$executeRaw`
-      INSERT INTO list_memberships (contact_id, list_id, email)
-      SELECT contact_id, ${toListId}, email FROM list_memberships WHERE list_id = ${fromListId}`;
+  async copyMembers(tx: SqlClient, fromListId: string, toListId: string): Promise<number> {
+    const [row] = await runIn(tx, COPY_MEMBERS, [fromListId, toListId]);
+    return row.copied;
   }
 }
