@@ -5,8 +5,7 @@ import { errorLayers } from '../database/database-errors';
 import type { SqlClient } from '../database/statements';
 import { MetricsService } from '../metrics/metrics.service';
 import type { Answer } from '../requests/stored-answer';
-import { type AnswerWrite, storeAnswer } from '../requests/store-answer';
-import { writeEvents } from '../events/event-writes';
+import type { AnswerWrite } from '../requests/store-answer';
 import type { ContactInput } from './contact-input.shape';
 import { type ContactResult, type ContactsEndpoint, renderAnswer } from './contact-results';
 import {
@@ -192,9 +191,9 @@ export class ContactsPipelineService {
   }
 
   /**
-   * A fixed number of statements whatever the batch size: the contacts and memberships
-   * (ContactsRepository), their events (writeEvents, src/events) and, when given, the stored answer
-   * (storeAnswer, src/requests), each module's own statement in this transaction.
+   * One statement whatever the batch size: the contacts and memberships, their events and, when
+   * given, the stored answer (ContactsRepository.writeChanges: the events' and the answer's parts
+   * are their modules' own).
    */
   private async write(
     tx: SqlClient,
@@ -217,12 +216,14 @@ export class ContactsPipelineService {
           plan.addedListIds.map((listId) => ({ contactId: plan.contactId, listId, newContact: false, email: plan.email })),
         ),
       ],
+      requestId: stored.requestId,
+      events: contactEvents(organizationId, plans, createdIds, context),
+      // The transaction's now(), as the rows' createdAt/updatedAt.
+      eventsAt: context.now,
+      answer: stored.answer,
     });
     // The email locks make this unreachable unless a writer bypasses them; then start over.
     if (inserted < creates.length) throw new ConcurrentInsertConflict('A contact was inserted concurrently');
-    // The events carry the transaction's now() (context.now), as the rows' createdAt/updatedAt.
-    await writeEvents(tx, organizationId, stored.requestId, context.now, contactEvents(organizationId, plans, createdIds, context));
-    if (stored.answer) await storeAnswer(tx, organizationId, stored.answer);
   }
 }
 

@@ -10,7 +10,7 @@ const AWKWARD = ['', 'NULL', 'null', 'a b', 'a,b', '{x}', 'say "hi"', 'back\\sla
 
 const standard = (values: Partial<StandardValues>): StandardValues => ({ ...emptyStandardValues(), ...values });
 
-/** The values WRITE_CONTACTS is sent for `changes` (the statement itself is faked). */
+/** The values the contacts write is sent for `changes` (the statement itself is faked). */
 async function writeValuesOf(changes: ContactChanges): Promise<unknown[]> {
   let sent: unknown[] = [];
   const tx: SqlClient = {
@@ -34,13 +34,17 @@ describe('ContactsRepository.writeChanges: the write statement values', () => {
       { contactId: 'c1', listId: 'l1', newContact: true, email: 'a@example.com' },
       { contactId: 'u1', listId: 'l 2', newContact: false, email: 'u@example.com' },
     ],
+    requestId: 'req-1',
+    events: [],
+    eventsAt: new Date(0),
+    answer: null,
   };
 
   // pg serializes JS arrays itself: every array parameter is a JS array, none a literal written by hand.
   it('sends each array parameter as a JS array', async () => {
     const values = await writeValuesOf(changes);
-    // Created: ids, emails, standard columns, custom; updated: the same less emails; 4 of memberships.
-    const arrays = 2 + STANDARD_FIELD_COLUMNS.length + 1 + 1 + STANDARD_FIELD_COLUMNS.length + 1 + 4;
+    // Created: ids, emails, standard columns, custom; updated: the same less emails; 4 of memberships; 5 of events.
+    const arrays = 2 + STANDARD_FIELD_COLUMNS.length + 1 + 1 + STANDARD_FIELD_COLUMNS.length + 1 + 4 + 5;
     expect(values.filter((value) => Array.isArray(value))).toHaveLength(arrays);
   });
 
@@ -76,7 +80,8 @@ describe('ContactsRepository.writeChanges: the write statement values', () => {
       expect(await read(values[memberships + 1])).toEqual(['l1', 'l 2']);
       expect(await read(values[memberships + 2], 'boolean[]')).toEqual([true, false]);
       expect(await read(values[memberships + 3])).toEqual(['a@example.com', 'u@example.com']);
-      expect(values).toHaveLength(memberships + 4);
+      // Then the events: request id, time and their five arrays (event-writes.ts).
+      expect(values).toHaveLength(memberships + 4 + 7);
     } finally {
       await client.end();
     }

@@ -13,7 +13,11 @@ import {
   RESTORE_ERASED_SUPPRESSIONS,
   STANDARD_FIELD_COLUMNS,
   WRITE_CONTACTS,
+  WRITE_CONTACTS_AND_ANSWER,
 } from './contacts.statements';
+import { eventsValues } from '../events/event-writes';
+import type { NewEvent } from '../events/event-types';
+import { type AnswerWrite, storeAnswerValues } from '../requests/store-answer';
 
 /**
  * What the pipeline's transaction read after locking the emails: the rules' context, with the
@@ -140,10 +144,15 @@ export class ContactsRepository {
    * (WRITE_CONTACTS, contacts.statements.ts).
    */
   writeChanges(tx: SqlClient, organizationId: string, changes: ContactChanges): Promise<number> {
-    // Not an async function: a suspended one would keep `changes` (the rows) alive until the
-    // statement returns, to be copied by each scavenge meanwhile; only the statement's values are
-    // held (by the pg client) while it runs.
-    return runIn(tx, WRITE_CONTACTS, writeValues(organizationId, changes)).then(([row]) => row.inserted);
+    // Not an async function: a suspended one would keep `changes` (the rows, every event's text)
+    // alive until the statement returns, to be copied by each scavenge meanwhile; only the
+    // statement's values are held (by the pg client) while it runs.
+    const values = [
+      ...writeValues(organizationId, changes),
+      ...eventsValues(changes.requestId, changes.eventsAt, changes.events),
+      ...(changes.answer ? storeAnswerValues(changes.answer) : []),
+    ];
+    return runIn(tx, changes.answer ? WRITE_CONTACTS_AND_ANSWER : WRITE_CONTACTS, values).then(([row]) => row.inserted);
   }
 }
 
@@ -169,11 +178,18 @@ function writeValues(organizationId: string, changes: ContactChanges): unknown[]
   ];
 }
 
-/** What one POST writes (WRITE_CONTACTS): its contacts and memberships. */
+/** What one POST (or a chunk of import rows) writes: its contacts, memberships, events and, for a POST, its answer. */
 export interface ContactChanges {
   creates: ContactRowWrite[];
   updates: ContactRowWrite[];
   memberships: MembershipWrite[];
+  /** The request id the events carry. */
+  requestId: string;
+  events: readonly NewEvent[];
+  /** The transaction's now(): the events' time, as the rows' createdAt/updatedAt. */
+  eventsAt: Date;
+  /** The request's stored answer (GET /requests/{request_id}); null for import rows. */
+  answer: AnswerWrite | null;
 }
 
 export interface MembershipWrite {

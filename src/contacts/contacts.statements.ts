@@ -1,5 +1,8 @@
+import { randomUUID } from 'node:crypto';
 import { SqlParams } from '../database/sql-params';
 import { defineStatement } from '../database/statements';
+import { eventsInsertPart } from '../events/events.statements';
+import { storeAnswerPart } from '../requests/stored-responses.statements';
 
 /**
  * The hot statements of the contacts pipeline, run on the pg pool directly: through Prisma's
@@ -150,7 +153,7 @@ export const RESTORE_ERASED_SUPPRESSIONS = defineStatement<{ restored: number }>
 const created = ['ids', 'emails', ...STANDARD_COLUMNS, 'custom_fields'] as const;
 const updated = ['ids', ...STANDARD_COLUMNS, 'custom_fields'] as const;
 
-function writeText(): string {
+function writeText(withAnswer: boolean): string {
   const p = new SqlParams();
   const org = p.add('organization');
   const createdArrays = created.map((column) => `${p.add(column)}::text[]`);
@@ -186,16 +189,20 @@ function writeText(): string {
         SELECT m.contact_id, m.list_id, m.email
         FROM unnest(${memberships}) AS m(contact_id, list_id, new_contact, email)
         WHERE m.new_contact AND m.contact_id IN (SELECT id FROM inserted)
-      )
+      ), written_events AS (
+        ${eventsInsertPart(p, org)}
+      )${withAnswer ? `, stored_answer AS (
+        ${storeAnswerPart(p, org)}
+      )` : ''}
       SELECT (SELECT count(*)::int FROM inserted) AS inserted`;
 }
 
 /**
  * The contacts' writes of a request in ONE statement: new contacts, updated contacts (the whole
  * merged row, updated_at bumped) and added memberships (never removed; an existing one stays as it
- * is; each with its contact's email, the listing's order by list). Their change events and the
- * request's stored answer are the events' and the requests' statements, run next in the same
- * transaction (contacts-pipeline.service.ts).
+ * is; each with its contact's email, the listing's order by list), their change events and the
+ * request's stored answer: one round trip. The events' and the answer's INSERTs are their modules'
+ * own parts (eventsInsertPart, storeAnswerPart), composed here after the contacts' parameters.
  * Returns how many contacts were inserted. New contacts and their memberships are plain INSERTs,
  * not ON CONFLICT: a speculative insertion costs each row a probe of every unique index before
  * the insert, a lock-manager round and an extra WAL record to confirm it, a large share of a
@@ -206,11 +213,26 @@ function writeText(): string {
  * The memberships added to existing contacts keep ON CONFLICT DO NOTHING: another path (the list
  * membership endpoints) may have added the same one meanwhile, and it stays as it is.
  */
-export const WRITE_CONTACTS = defineStatement<{ inserted: number }>({
-  name: 'contacts.write',
-  text: writeText(),
+export const WRITE_CONTACTS_AND_ANSWER = defineStatement<{ inserted: number }>({
+  name: 'contacts.write-and-store',
+  text: writeText(true),
   columns: ['inserted'],
-  sample: (organizationId) => [organizationId, ...created.map(() => []), ...updated.map(() => []), [], [], [], []],
+  // A fresh request id each time (concurrent warm-ups never wait on each other's row); the sample
+  // runs only inside a rolled-back transaction.
+  sample: (organizationId) => [...emptyWrite(organizationId), randomUUID(), 200, '{}', null, []],
 });
 
-export const CONTACTS_STATEMENTS = [LOCK_EMAILS, READ_RULE_CONTEXT, WRITE_CONTACTS, RESTORE_ERASED_SUPPRESSIONS];
+/** WRITE_CONTACTS_AND_ANSWER without a stored answer: the rows of an import (contract 17). */
+export const WRITE_CONTACTS = defineStatement<{ inserted: number }>({
+  name: 'contacts.write',
+  text: writeText(false),
+  columns: ['inserted'],
+  sample: (organizationId) => emptyWrite(organizationId),
+});
+
+/** Values that write nothing: no contact, no membership, no event. */
+function emptyWrite(organizationId: string): unknown[] {
+  return [organizationId, ...created.map(() => []), ...updated.map(() => []), [], [], [], [], null, null, [], [], [], [], []];
+}
+
+export const CONTACTS_STATEMENTS = [LOCK_EMAILS, READ_RULE_CONTEXT, WRITE_CONTACTS_AND_ANSWER, WRITE_CONTACTS, RESTORE_ERASED_SUPPRESSIONS];

@@ -16,10 +16,14 @@ export async function writeEvents(
   events: readonly NewEvent[],
 ): Promise<void> {
   if (events.length === 0) return;
+  await runIn(tx, INSERT_EVENTS, [organizationId, ...eventsValues(requestId, occurredAt, events)]);
+}
+
+/** The values of the events' INSERT after the organization (INSERT_EVENTS, eventsInsertPart), in order. */
+export function eventsValues(requestId: string | null, occurredAt: Date, events: readonly NewEvent[]): unknown[] {
   const at = occurredAt.toISOString();
   const texts = events.map((event) => newEventText(event, at, requestId));
-  await runIn(tx, INSERT_EVENTS, [
-    organizationId,
+  return [
     requestId,
     at,
     texts.map((text) => text.id),
@@ -27,5 +31,5 @@ export async function writeEvents(
     events.map((event) => event.contactId ?? null),
     events.map((event) => event.email ?? null),
     texts.map((text) => text.body),
-  ]);
+  ];
 }

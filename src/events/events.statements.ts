@@ -1,3 +1,4 @@
+import { SqlParams } from '../database/sql-params';
 import { defineStatement } from '../database/statements';
 
 /** SQL of an event's public id (`evt_` + its UUID's 32 hex digits, as publicEventId in event-types.ts) from its uuid column. */
@@ -10,7 +11,8 @@ export const isoTimeSql = (time: string): string => `to_char(${time} AT TIME ZON
  * The events of one organization's change, in the caller's transaction: $1 organization, $2 the
  * request id (null for the admin command line), $3 when they happened, then one array per column,
  * element i of each being event i ($4 ids, $5 types, $6 contact ids, $7 emails, $8 texts); `seq`
- * follows the arrays' order. Run by `writeEvents` (event-writes.ts).
+ * follows the arrays' order. Run by `writeEvents` (event-writes.ts); the contacts write holds the
+ * same INSERT as a part (eventsInsertPart).
  *
  * Each event's text (`body`, the feed's and a webhook's bytes) is rendered in the service
  * (renderEvent) and stored as it came: PostgreSQL neither parses nor renders JSON for it. Only the
@@ -20,13 +22,31 @@ export const isoTimeSql = (time: string): string => `to_char(${time} AT TIME ZON
  */
 export const INSERT_EVENTS = defineStatement<Record<string, never>>({
   name: 'events.insert',
-  text: `INSERT INTO events (organization_id, request_id, occurred_at, id, type, contact_id, email, body, takes_position)
-    SELECT $1, $2::text, $3::timestamptz, r.id, r.type, r.contact_id, r.email, r.body, r.n = 1
-    FROM unnest($4::uuid[], $5::text[], $6::text[], $7::text[], $8::text[]) WITH ORDINALITY AS r(id, type, contact_id, email, body, n)
-    ORDER BY r.n`,
+  text: insertEventsText(),
   columns: [],
   sample: (organizationId) => [organizationId, null, null, [], [], [], [], []],
 });
+
+function insertEventsText(): string {
+  const p = new SqlParams();
+  return eventsInsertPart(p, p.add('organization'));
+}
+
+/**
+ * The events' part of a statement that writes for several modules in one round trip (the contacts
+ * write, contacts.statements.ts): INSERT_EVENTS's INSERT, its placeholders numbered by `p` after
+ * the caller's, `organization` the caller's placeholder; its values are `eventsValues`
+ * (event-writes.ts), in this order.
+ */
+export function eventsInsertPart(p: SqlParams, organization: string): string {
+  const [requestId, at, ids, types, contactIds, emails, bodies] = ['request_id', 'occurred_at', 'ids', 'types', 'contact_ids', 'emails', 'bodies'].map(
+    (name) => p.add(name),
+  );
+  return `INSERT INTO events (organization_id, request_id, occurred_at, id, type, contact_id, email, body, takes_position)
+    SELECT ${organization}, ${requestId}::text, ${at}::timestamptz, r.id, r.type, r.contact_id, r.email, r.body, r.n = 1
+    FROM unnest(${ids}::uuid[], ${types}::text[], ${contactIds}::text[], ${emails}::text[], ${bodies}::text[]) WITH ORDINALITY AS r(id, type, contact_id, email, body, n)
+    ORDER BY r.n`;
+}
 
 /**
  * A row of FEED_PAGE: up to 100 consecutive events of the page as JSON text and the last one's

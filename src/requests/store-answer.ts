@@ -15,6 +15,11 @@ export interface AnswerWrite {
  * (`Database.transaction`), so that the answer exists exactly when the writes it reports do.
  */
 export async function storeAnswer(tx: SqlClient, organizationId: string, stored: AnswerWrite): Promise<void> {
+  await runIn(tx, STORE_ANSWER, [organizationId, ...storeAnswerValues(stored)]);
+}
+
+/** The values of the stored answer's INSERT after the organization (STORE_ANSWER, storeAnswerPart), in order. */
+export function storeAnswerValues(stored: AnswerWrite): unknown[] {
   const { requestId, answer } = stored;
-  await runIn(tx, STORE_ANSWER, [requestId, organizationId, answer.status, JSON.stringify(answer.body), stored.clientRequestId, emailsHeldBy(answer.body)]);
+  return [requestId, answer.status, JSON.stringify(answer.body), stored.clientRequestId, emailsHeldBy(answer.body)];
 }

@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { isStorableText } from '../common/storable-text';
+import { SqlParams } from '../database/sql-params';
 import { defineStatement } from '../database/statements';
 
 /**
- * Stores the answer of request $1 of organization $2 ($3 HTTP status, $4 the body as its JSON
+ * Stores the answer of organization $1 for request $2 ($3 HTTP status, $4 the body as its JSON
  * text, $5 the X-Client-Request-Id, $6 the addresses it holds: emailsHeldBy), in the transaction
  * of the request's writes (`storeAnswer`, store-answer.ts). The body travels as the JSON text that
  * Express sends: answers can echo input holding U+0000 or lone surrogates, which JSON.stringify
@@ -11,15 +12,28 @@ import { defineStatement } from '../database/statements';
  */
 export const STORE_ANSWER = defineStatement<Record<string, never>>({
   name: 'requests.store-answer',
-  text: `INSERT INTO stored_responses (request_id, organization_id, status, body, client_request_id, emails)
-    VALUES ($1, $2, $3::int, $4::json, $5::text, $6::text[])`,
+  text: storeAnswerText(),
   columns: [],
   // A fresh request id each time (concurrent warm-ups never wait on each other's row); the sample
   // runs only inside a rolled-back transaction.
-  sample: (organizationId) => [randomUUID(), organizationId, 200, '{}', null, []],
+  sample: (organizationId) => [organizationId, randomUUID(), 200, '{}', null, []],
 });
 
+function storeAnswerText(): string {
+  const p = new SqlParams();
+  return storeAnswerPart(p, p.add('organization'));
+}
 
+/**
+ * The stored answer's part of a statement that writes for several modules in one round trip (the
+ * contacts write): STORE_ANSWER's INSERT, its placeholders numbered by `p` after the caller's,
+ * `organization` the caller's placeholder; its values are `storeAnswerValues` (store-answer.ts).
+ */
+export function storeAnswerPart(p: SqlParams, organization: string): string {
+  const [requestId, status, body, clientRequestId, emails] = ['request_id', 'status', 'body', 'client_request_id', 'emails'].map((name) => p.add(name));
+  return `INSERT INTO stored_responses (request_id, organization_id, status, body, client_request_id, emails)
+    VALUES (${requestId}, ${organization}, ${status}::int, ${body}::json, ${clientRequestId}::text, ${emails}::text[])`;
+}
 
 /** The longest string stored in stored_responses.emails (characters; 4 bytes each at most). */
 export const INDEXED_EMAIL_MAX_LENGTH = 500;
