@@ -1,10 +1,14 @@
 import { defineStatement } from '../database/statements';
 import type { ListView } from './list-view';
 
-/** A new, unarchived list named $2 of organization $1. */
+/**
+ * A new, unarchived list named $2 of organization $1. `created_at` is the insert's moment
+ * (clock_timestamp), not the transaction's: lists made in one transaction (the demo data) keep
+ * their order in GET /lists, which sorts by it.
+ */
 export const INSERT_LIST = defineStatement<ListView>({
   name: 'lists.insert',
-  text: `INSERT INTO lists (organization_id, name) VALUES ($1, $2) RETURNING id, name, archived`,
+  text: `INSERT INTO lists (organization_id, name, created_at) VALUES ($1, $2, clock_timestamp()) RETURNING id, name, archived`,
   columns: ['id', 'name', 'archived'],
   sample: (organizationId) => [organizationId, 'sample'],
 });

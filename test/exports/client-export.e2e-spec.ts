@@ -1,7 +1,7 @@
-import { Client } from 'pg';
 import { ContactSyncClient, ContactSyncError } from '../../client/src';
 import { createOrgWith } from '../utils/fixtures';
 import { ROOM_FOR_LOAD, useTestApp } from '../utils/test-app';
+import { orgWithFillerContacts } from './filler-contacts';
 
 /** The typed client's exportContacts() (client/README.md): the contacts as they stream, and the feed cursor. */
 describe('@contact-sync/client exportContacts()', () => {
@@ -31,14 +31,8 @@ describe('@contact-sync/client exportContacts()', () => {
   });
 
   it('a stream cut by the service throws NETWORK_ERROR instead of ending quietly', async () => {
-    const org = await createOrgWith(app.t.prisma, { lists: ['A'] });
-    const pg = new Client({ connectionString: app.t.database.url });
-    await pg.connect();
+    const { org, pg } = await orgWithFillerContacts(app.t, 40000);
     try {
-      await pg.query(
-        `INSERT INTO contacts (organization_id, email, first_name) SELECT $1, 'c' || lpad(i::text, 6, '0') || '@example.com', repeat('x', 200) FROM generate_series(1, 40000) AS i`,
-        [org.id],
-      );
       const client = new ContactSyncClient({ baseUrl: baseUrl(), apiKey: org.apiKey });
       const { contacts } = await client.exportContacts();
       let count = 0;

@@ -1,11 +1,11 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
-import { Client } from 'pg';
 import { Database } from '../../src/database/database';
 import { streamExport } from '../../src/exports/export-stream';
 import { createApiKey, createOrgWith } from '../utils/fixtures';
 import { ROOM_FOR_LOAD, useTestApp } from '../utils/test-app';
+import { orgWithFillerContacts } from './filler-contacts';
 
 /**
  * GET /api/v2/contacts/export (contract section 17, docs/api.md "Exports"): the two formats, the
@@ -148,15 +148,8 @@ describe('GET /api/v2/contacts/export', () => {
   });
 
   it('a stream the service cannot finish is cut without its last chunk', async () => {
-    const org = await createOrgWith(app.t.prisma, { lists: ['A'] });
-    const pg = new Client({ connectionString: app.t.database.url });
-    await pg.connect();
+    const { org, pg } = await orgWithFillerContacts(app.t, 40000);
     try {
-      // Enough rows for several FETCHes, written straight to the table (events do not matter here).
-      await pg.query(
-        `INSERT INTO contacts (organization_id, email, first_name) SELECT $1, 'c' || lpad(i::text, 6, '0') || '@example.com', repeat('x', 200) FROM generate_series(1, 40000) AS i`,
-        [org.id],
-      );
       const { port } = (app.t.app.getHttpServer()).address() as AddressInfo;
       const outcome = await new Promise<{ ended: boolean; bytes: number; status: number }>((resolve) => {
         const req = http.get({ port, host: '127.0.0.1', path: '/api/v2/contacts/export', headers: auth(org.apiKey) }, (res) => {

@@ -1,5 +1,5 @@
 import { Database } from '../../src/database/database';
-import { useFaultApp } from './fault-app';
+import { sendWhile, useFaultApp } from './fault-app';
 
 /**
  * Database faults against the running app, on a PostgreSQL this file owns: backends terminated
@@ -56,19 +56,8 @@ describe('database faults', () => {
   }
 
   /** `workers` clients sending batches back to back while `inject` runs; every answer is returned. */
-  async function underLoad(workers: number, inject: () => Promise<void>): Promise<Outcome[]> {
-    const outcomes: Outcome[] = [];
-    let running = true;
-    const loops = Array.from({ length: workers }, async () => {
-      while (running) outcomes.push(await postBatch());
-    });
-    try {
-      await inject();
-    } finally {
-      running = false;
-      await Promise.all(loops);
-    }
-    return outcomes;
+  function underLoad(workers: number, inject: () => Promise<void>): Promise<Outcome[]> {
+    return sendWhile(workers, () => postBatch(), inject);
   }
 
   /** Every promise of the faults, checked on the database itself (not through the app). */

@@ -64,3 +64,22 @@ export function useFaultApp(env: Record<string, string>, options: Parameters<typ
   afterAll(() => stopFaultApp(app.db, app.t));
   return app;
 }
+
+/**
+ * `workers` clients each sending requests back to back (`send(i)`, i counting from the worker's
+ * number) while `inject` runs; every answer is returned once all have stopped.
+ */
+export async function sendWhile<T>(workers: number, send: (i: number) => Promise<T>, inject: () => Promise<void>): Promise<T[]> {
+  const outcomes: T[] = [];
+  let running = true;
+  const loops = Array.from({ length: workers }, async (_, w) => {
+    for (let i = w; running; i++) outcomes.push(await send(i));
+  });
+  try {
+    await inject();
+  } finally {
+    running = false;
+    await Promise.all(loops);
+  }
+  return outcomes;
+}

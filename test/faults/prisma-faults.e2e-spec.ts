@@ -2,7 +2,7 @@ import { Database } from '../../src/database/database';
 import { classifyDatabaseError } from '../../src/database/database-errors';
 import { RequestError } from '../../src/errors/request-error';
 import { createApiKey } from '../utils/fixtures';
-import { useFaultApp } from './fault-app';
+import { sendWhile, useFaultApp } from './fault-app';
 import { terminateLockWaiters } from './fault-database';
 
 /**
@@ -70,19 +70,8 @@ describe('database faults on Prisma Client reads and Database.transaction writes
   const succeeded = (o: Outcome) => o.status === (o.kind === 'write' ? 201 : 200);
 
   /** `workers` clients each alternating a read and a write while `inject` runs. */
-  async function underLoad(workers: number, inject: () => Promise<void>): Promise<Outcome[]> {
-    const outcomes: Outcome[] = [];
-    let running = true;
-    const loops = Array.from({ length: workers }, async (_, w) => {
-      for (let i = w; running; i++) outcomes.push(await send(i % 2 === 0 ? 'write' : 'read'));
-    });
-    try {
-      await inject();
-    } finally {
-      running = false;
-      await Promise.all(loops);
-    }
-    return outcomes;
+  function underLoad(workers: number, inject: () => Promise<void>): Promise<Outcome[]> {
+    return sendWhile(workers, (i) => send(i % 2 === 0 ? 'write' : 'read'), inject);
   }
 
   /** 503s carry Retry-After; 500 only for a write (COMMIT in flight, outcome unknown); every write is all or nothing. */
