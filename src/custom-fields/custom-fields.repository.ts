@@ -95,6 +95,11 @@ export class CustomFieldsRepository {
     return rows.map(toCustomFieldDefinition);
   }
 
+  /** The same definitions by key, as the rules and an import's CSV columns look them up. */
+  async findByKey(organizationId: string): Promise<Map<string, CustomFieldDefinition>> {
+    return new Map((await this.findAll(organizationId)).map((field) => [field.key, field]));
+  }
+
   /** Stores a checked definition with its event (POST /api/v2/fields): createCustomField. */
   async create(organizationId: string, field: CustomFieldDefinition, requestId: string | null): Promise<CustomFieldDefinition | 'taken'> {
     const created = await createCustomField(this.database, this.events, organizationId, field, requestId);

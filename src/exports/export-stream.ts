@@ -143,39 +143,31 @@ async function openSnapshot(tx: SqlClient, organizationId: string, rowValues: un
 /** Writes `text`; resolves once the sink takes more (backpressure); ExportStopped when it closed. */
 function write(sink: Writable, text: string): Promise<void> {
   if (sink.destroyed || sink.writableEnded) return Promise.reject(new ExportStopped());
-  if (sink.write(text)) return Promise.resolve();
-  return new Promise((resolve, reject) => {
-    const settle = (error?: Error) => {
-      sink.off('drain', onDrain);
-      sink.off('close', onClose);
-      sink.off('error', onClose);
-      if (error) reject(error);
-      else resolve();
-    };
-    const onDrain = () => settle();
-    const onClose = () => settle(new ExportStopped());
-    sink.on('drain', onDrain);
-    sink.on('close', onClose);
-    sink.on('error', onClose);
-  });
+  return sink.write(text) ? Promise.resolve() : until(sink, 'drain');
 }
 
 /** Ends the sink; resolves once it finished, ExportStopped when it closed first. */
 function end(sink: Writable): Promise<void> {
   if (sink.destroyed) return Promise.reject(new ExportStopped());
+  const finished = until(sink, 'finish');
+  sink.end();
+  return finished;
+}
+
+/** Resolves on the sink's `event`; rejects with ExportStopped if it closes or fails first. */
+function until(sink: Writable, event: 'drain' | 'finish'): Promise<void> {
   return new Promise((resolve, reject) => {
     const settle = (error?: Error) => {
-      sink.off('finish', onFinish);
+      sink.off(event, onEvent);
       sink.off('close', onClose);
       sink.off('error', onClose);
       if (error) reject(error);
       else resolve();
     };
-    const onFinish = () => settle();
+    const onEvent = () => settle();
     const onClose = () => settle(new ExportStopped());
-    sink.on('finish', onFinish);
+    sink.on(event, onEvent);
     sink.on('close', onClose);
     sink.on('error', onClose);
-    sink.end();
   });
 }

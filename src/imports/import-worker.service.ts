@@ -6,10 +6,9 @@ import { APP_CONFIG, type AppConfig } from '../config/app-config';
 import type { ContactInput } from '../contacts/contact-input.shape';
 import type { ContactResult } from '../contacts/contact-results';
 import { ContactsPipelineService } from '../contacts/contacts-pipeline.service';
-import { toCustomFieldDefinition } from '../custom-fields/custom-fields.repository';
+import { CustomFieldsRepository } from '../custom-fields/custom-fields.repository';
 import { Database } from '../database/database';
 import { faultMessage } from '../database/database-errors';
-import { PrismaService } from '../database/prisma.service';
 import { runIn, type SqlClient } from '../database/statements';
 import { RequestErrorCode } from '../errors/error-codes';
 import { RequestError } from '../errors/request-error';
@@ -64,7 +63,7 @@ export class ImportWorker implements OnApplicationBootstrap, OnModuleDestroy {
 
   constructor(
     private readonly database: Database,
-    private readonly prisma: PrismaService,
+    private readonly fields: CustomFieldsRepository,
     private readonly pipeline: ContactsPipelineService,
     private readonly secrets: ErasureSecrets,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -140,7 +139,7 @@ export class ImportWorker implements OnApplicationBootstrap, OnModuleDestroy {
     let failures = 0;
     while (!this.stopping) {
       try {
-        const fields = row.format === 'csv' ? await this.fieldsOf(row.organizationId) : new Map();
+        const fields = row.format === 'csv' ? await this.fields.findByKey(row.organizationId) : new Map();
         const outcome = await this.database.transaction((tx) => this.chunk(tx, row, fields, hashEmail));
         if (outcome !== 'more') return;
         failures = 0;
@@ -164,14 +163,6 @@ export class ImportWorker implements OnApplicationBootstrap, OnModuleDestroy {
       const [failed] = await runIn(tx, FAIL_IMPORT, [id, 'IMPORT_FAILED', message]);
       if (failed) await writeFinishedEvent(tx, failed);
     });
-  }
-
-  private async fieldsOf(organizationId: string): Promise<FieldDefinitions> {
-    const rows = await this.prisma.customField.findMany({
-      where: { organizationId },
-      select: { key: true, type: true, required: true, defaultValue: true, options: true },
-    });
-    return new Map(rows.map((row) => [row.key, toCustomFieldDefinition(row)]));
   }
 
   /** One chunk, in the caller's transaction: lease, rows, pipeline, results, progress. */

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { ContactsModule } from '../contacts/contacts.module';
+import { CustomFieldsModule } from '../custom-fields/custom-fields.module';
 import { StatementRegistry } from '../database/statements';
 import { SuppressionsModule } from '../suppressions/suppressions.module';
 import { ImportWorker } from './import-worker.service';
@@ -9,7 +10,7 @@ import { IMPORTS_STATEMENTS } from './imports.statements';
 
 /** Imports of contract section 17: the upload, the reads and the processing shared by every instance. */
 @Module({
-  imports: [ContactsModule, SuppressionsModule],
+  imports: [ContactsModule, CustomFieldsModule, SuppressionsModule],
   controllers: [ImportsController],
   providers: [ImportsService, ImportWorker],
 })

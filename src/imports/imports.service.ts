@@ -4,9 +4,8 @@ import type { Request, Response } from 'express';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
 import { copyRows } from '../database/copy';
 import { Database } from '../database/database';
-import { PrismaService } from '../database/prisma.service';
 import { runIn, type SqlClient } from '../database/statements';
-import { toCustomFieldDefinition } from '../custom-fields/custom-fields.repository';
+import { CustomFieldsRepository } from '../custom-fields/custom-fields.repository';
 import { RequestErrorCode } from '../errors/error-codes';
 import { RequestError, invalidRequest } from '../errors/request-error';
 import { writeEvents } from '../events/event-writes';
@@ -22,7 +21,6 @@ import {
   RESULT_LINES,
   SEAL_IMPORT,
 } from './imports.statements';
-import type { FieldDefinitions } from './rows/row-reading';
 
 export const importNotFound = () => new RequestError(RequestErrorCode.IMPORT_NOT_FOUND, 'No import with this id in this organization');
 
@@ -51,7 +49,7 @@ export async function writeFinishedEvent(tx: SqlClient, row: ImportRow): Promise
 export class ImportsService {
   constructor(
     private readonly database: Database,
-    private readonly prisma: PrismaService,
+    private readonly fields: CustomFieldsRepository,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -60,7 +58,7 @@ export class ImportsService {
    * the answer: every row is stored durably, or (any request-level error) nothing is.
    */
   async upload(req: Request, request: UploadRequest): Promise<ImportView> {
-    const fields = request.format === 'csv' ? await this.fieldsOf(request.organizationId) : new Map();
+    const fields = request.format === 'csv' ? await this.fields.findByKey(request.organizationId) : new Map();
     const id = `imp_${randomUUID().replace(/-/g, '')}`;
     const body = uploadStream(req, {
       maxBytes: this.config.IMPORT_MAX_BYTES,
@@ -88,14 +86,6 @@ export class ImportsService {
     } finally {
       body.destroy();
     }
-  }
-
-  private async fieldsOf(organizationId: string): Promise<FieldDefinitions> {
-    const rows = await this.prisma.customField.findMany({
-      where: { organizationId },
-      select: { key: true, type: true, required: true, defaultValue: true, options: true },
-    });
-    return new Map(rows.map((row) => [row.key, toCustomFieldDefinition(row)]));
   }
 
   async get(organizationId: string, id: string): Promise<ImportView> {
