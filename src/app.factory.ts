@@ -29,7 +29,7 @@ export async function createApp(
   const root = AppModule.forRoot(config);
   const module = extraModules.length ? { ...root, imports: [...(root.imports ?? []), ...extraModules] } : root;
   const app = await NestFactory.create<NestExpressApplication>(module, {
-    bodyParser: false, // bodies are read after the guards (key, limits, scope), by JsonBodyInterceptor
+    bodyParser: false, // bodies are read after the guards (key, limits, scope), by ReadBodyGuard
     bufferLogs: true,
   });
   app.useLogger(app.get(Logger));
@@ -48,7 +48,7 @@ export async function createApp(
   server.on('clientError', answerClientError);
   server.on('connect', answerConnect); // otherwise closed by Node with no answer at all
   // No automatic "100 Continue": a client that waits for it is told to send its body only when
-  // the body is about to be read, after the key, the limits and the scope (JsonBodyInterceptor).
+  // the body is about to be read, after the key, the limits and the scope (ReadBodyGuard).
   server.on('checkContinue', (req, res) => server.emit('request', req, res));
   // Any other expectation: not Node's bare 417 but the contract's answer (UnmetExpectationGuard).
   server.on('checkExpectation', (req, res) => {

@@ -1,5 +1,5 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
+import { APP_FILTER, APP_GUARD, APP_PIPE } from '@nestjs/core';
 import { LoggerModule } from 'nestjs-pino';
 import { ApiKeyGuard } from './auth/api-key.guard';
 import { AuthModule } from './auth/auth.module';
@@ -13,13 +13,14 @@ import { DatabaseModule, type DatabaseTarget } from './database/database.module'
 import { RequestErrorFilter } from './errors/request-error.filter';
 import { HealthModule } from './health/health.module';
 import { UnmetExpectationGuard } from './http-body/expectation';
-import { JsonBodyInterceptor } from './http-body/json-body.interceptor';
+import { ReadBodyGuard } from './http-body/read-body.guard';
 import { ListMembershipsModule } from './list-memberships/list-memberships.module';
 import { ListsModule } from './lists/lists.module';
 import { loggerParams } from './logging/logging';
 import { MetricsModule } from './metrics/metrics.module';
 import { OrgRateLimitGuard } from './rate-limit/org-rate-limit.guard';
 import { RateLimitModule } from './rate-limit/rate-limit.module';
+import { ClientRequestIdGuard } from './requests/client-request-id';
 import { RequestsModule } from './requests/requests.module';
 import { ErasureModule } from './erasure/erasure.module';
 import { EventsModule } from './events/events.module';
@@ -31,11 +32,10 @@ import { DryRunOnlyWhereOffered } from './contacts/dry-run.pipe';
 
 /**
  * The request path, in order: request id, security headers and per-IP limit (middleware) →
- * routing → ApiKeyGuard → organization limit → key scope → path, Expect and ?dryRun checks (the
- * global guards, in the order listed here) → the route's own guards (X-Client-Request-Id) →
- * JsonBodyInterceptor (on POST and PATCH: size, media type, encoding, JSON) → pipes (the body's
- * shape, query values) → controller → pipeline. Nest runs every guard before any interceptor, so
- * no body is read before the key, the limits and the scope have passed.
+ * routing → ApiKeyGuard → organization limit → key scope → path, Expect, ?dryRun and
+ * X-Client-Request-Id checks → ReadBodyGuard (on POST and PATCH: size, media type, encoding, JSON)
+ * (the global guards, in the order listed here) → pipes (the body's shape, query values) →
+ * controller → pipeline. So no body is read before the key, the limits and the scope have passed.
  */
 @Module({})
 export class AppModule {
@@ -70,7 +70,8 @@ export class AppModule {
         { provide: APP_GUARD, useClass: BrokenPathEncodingGuard }, // path checks come after both limits
         { provide: APP_GUARD, useClass: UnmetExpectationGuard }, // so does an Expect other than 100-continue
         { provide: APP_GUARD, useClass: DryRunOnlyWhereOffered }, // ?dryRun: bad, or on a route without one: 400, nothing done
-        { provide: APP_INTERCEPTOR, useClass: JsonBodyInterceptor }, // after every guard: the body is read last
+        { provide: APP_GUARD, useClass: ClientRequestIdGuard }, // on the routes that take X-Client-Request-Id
+        { provide: APP_GUARD, useClass: ReadBodyGuard }, // the last guard: the body is read after every check
         { provide: APP_PIPE, useClass: RequestValidationPipe }, // request DTOs (class-validator)
         { provide: APP_FILTER, useClass: RequestErrorFilter },
       ],

@@ -10,7 +10,7 @@ import { REQUIRED_SCOPE } from './scopes';
 
 /**
  * Key scopes (docs/api.md, "Key scopes"). A global guard registered right after the organization's
- * limit, so a refused request counts toward it, and before the body is read (JsonBodyInterceptor).
+ * limit, so a refused request counts toward it, and before the body is read (ReadBodyGuard).
  * Deny by default: a non-public route that declares no scope is refused to every key (a test
  * enumerates the routes so that none ships that way).
  */

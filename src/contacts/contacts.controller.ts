@@ -1,4 +1,4 @@
-import { applyDecorators, Body, Controller, Delete, Get, Param, Post, Query, Req, Res, UseGuards } from '@nestjs/common';
+import { applyDecorators, Body, Controller, Delete, Get, Param, Post, Query, Req, Res } from '@nestjs/common';
 import { ApiExcludeEndpoint, ApiExtraModels, ApiHeader, ApiOperation, ApiParam, ApiQuery, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import type { CallerIdentity } from '../auth/authenticated-request';
@@ -18,7 +18,7 @@ import {
 } from '../docs/openapi.decorators';
 import { RequestError, noRoute } from '../errors/request-error';
 import { RequestErrorCode } from '../errors/error-codes';
-import { ClientRequestIdGuard, clientRequestIdOf } from '../requests/client-request-id';
+import { clientRequestIdOf, TakesClientRequestId } from '../requests/client-request-id';
 import type { ContactInput } from './contact-input.shape';
 import { type ContactsEndpoint, renderContact } from './contact-results';
 import { ContactsPipelineService } from './contacts-pipeline.service';
@@ -127,7 +127,7 @@ export class ContactsController {
 
   @Post()
   @RequireScope('contacts:write')
-  @UseGuards(ClientRequestIdGuard)
+  @TakesClientRequestId()
   @OffersDryRun()
   @ApiOperation({
     operationId: 'upsertContact',
@@ -160,7 +160,7 @@ export class ContactsController {
 
   @Post('batch')
   @RequireScope('contacts:write')
-  @UseGuards(ClientRequestIdGuard)
+  @TakesClientRequestId()
   @OffersDryRun()
   @ApiOperation({
     operationId: 'syncContacts',

@@ -20,7 +20,7 @@ export interface JsonBodyOptions {
 
 /**
  * Connect middleware that reads a JSON request body into `req.body` (undefined when the request
- * has none, whatever its headers say). JsonBodyInterceptor runs it after the guards (key,
+ * has none, whatever its headers say). ReadBodyGuard runs it after the guards (key,
  * organization limit, scope, header checks), so a request refused by them never has its body read.
  *
  * Checks, in this order: declared size (413 before reading), media type (`application/json`,

@@ -1,4 +1,4 @@
-import { Controller, Get, HttpCode, Inject, Param, Post, Query, Req, Res, UseGuards } from '@nestjs/common';
+import { Controller, Get, HttpCode, Inject, Param, Post, Query, Req, Res } from '@nestjs/common';
 import { ApiOperation, ApiParam, ApiQuery, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import type { CallerIdentity } from '../auth/authenticated-request';
@@ -9,9 +9,9 @@ import { APP_CONFIG, type AppConfig } from '../config/app-config';
 import { OffersDryRun, parseDryRun } from '../contacts/dry-run.pipe';
 import { ApiKeyAuth, ApiRequestError } from '../docs/openapi.decorators';
 import { invalidRequest } from '../errors/request-error';
-import { ReadsOwnBody } from '../http-body/json-body.interceptor';
+import { ReadsOwnBody } from '../http-body/read-body.guard';
 import { NoBody } from '../http-body/no-body';
-import { ClientRequestIdGuard, clientRequestIdOf, isValidClientRequestId } from '../requests/client-request-id';
+import { clientRequestIdOf, isValidClientRequestId, TakesClientRequestId } from '../requests/client-request-id';
 import { uploadFormat } from './import-upload';
 import { ImportWorker } from './import-worker.service';
 import { ImportsService } from './imports.service';
@@ -57,7 +57,7 @@ export class ImportsController {
   @Post()
   @HttpCode(202)
   @RequireScope('contacts:write')
-  @UseGuards(ClientRequestIdGuard)
+  @TakesClientRequestId()
   @OffersDryRun()
   @ReadsOwnBody()
   @ApiOperation({

@@ -14,7 +14,7 @@ import { RATE_LIMIT_STORE, type RateLimitStore } from './sliding-window';
  * Per-organization limit (docs/api.md#rate-limits): one budget of ORG_RATE_LIMIT accepted requests in
  * any RATE_WINDOW_SECONDS, shared by all keys of the organization and all instances. Registered as
  * a global guard right after the ApiKeyGuard, so it knows the caller and runs before the body is
- * read (JsonBodyInterceptor). Every request that passes this guard counts, whatever its outcome.
+ * read (ReadBodyGuard). Every request that passes this guard counts, whatever its outcome.
  */
 @Injectable()
 export class OrgRateLimitGuard implements CanActivate {

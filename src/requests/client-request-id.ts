@@ -1,4 +1,5 @@
-import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
+import { type CanActivate, type ExecutionContext, Injectable } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
 import type { Request, Response } from 'express';
 import { invalidRequest } from '../errors/request-error';
 
@@ -13,14 +14,20 @@ export function isValidClientRequestId(value: unknown): value is string {
 
 type WithClientRequestId = Request & { clientRequestId?: string };
 
+/** On a route handler that takes X-Client-Request-Id (the POSTs that write contacts, and imports). */
+export const TakesClientRequestId = Reflector.createDecorator<true>({ transform: () => true });
+
 /**
- * On both POST endpoints (controller-scoped, so after the global guards: the key and the limits)
- * and before JsonBodyInterceptor reads the body. An absent header is fine; an empty, repeated or
+ * On the routes marked `@TakesClientRequestId()`: a global guard, after the key, the limits and the
+ * scope, and before ReadBodyGuard reads the body. An absent header is fine; an empty, repeated or
  * malformed one is 400 INVALID_REQUEST. A valid id is echoed on every answer from here on.
  */
 @Injectable()
 export class ClientRequestIdGuard implements CanActivate {
+  constructor(private readonly reflector: Reflector) {}
+
   canActivate(context: ExecutionContext): boolean {
+    if (!this.reflector.get(TakesClientRequestId, context.getHandler())) return true;
     const http = context.switchToHttp();
     const req = http.getRequest<WithClientRequestId>();
     const values = req.headersDistinct[CLIENT_REQUEST_ID_HEADER.toLowerCase()];

@@ -169,7 +169,7 @@ describe('JSON request bodies', () => {
     });
   });
 
-  describe('where the body is read: after every guard, by one interceptor, on POST and PATCH', () => {
+  describe('where the body is read: by the last guard, after every check, on POST and PATCH', () => {
     const headersOnly = (path: string, headers: Record<string, string>) =>
       sendHeadersOnly(portOf(t), path, { 'Content-Type': 'application/json', 'Content-Length': String(50 * LIMIT), ...headers });
 
