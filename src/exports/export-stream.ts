@@ -71,7 +71,8 @@ export class ExportStopped extends Error {
  *    Why not a REPEATABLE READ transaction: its snapshot is taken by its first statement, before
  *    any lock could be waited for, so commits in flight then would be missing from the export and
  *    still sit at or before the place. A cursor's snapshot is taken at its DECLARE, after the wait.
- * 3. FETCHes of FETCH_ROWS rows, each batch written; the next waits for the sink to drain.
+ * 3. FETCHes of FETCH_ROWS rows, each batch written while the next FETCH runs; a batch is written
+ *    once the sink has drained the one before (at most two batches in memory).
  */
 export async function streamExport(
   database: Database,
@@ -99,9 +100,18 @@ export async function streamExport(
     opened({ feedCursor });
 
     if (format === 'csv') await write(sink, csvRecord(csvColumns(place.fieldKeys)));
+    const fetch = () => {
+      const fetched = tx.query<{ contact: string }>(`FETCH FORWARD ${fetchRows} FROM ${CURSOR_NAME}`).then((result) => result.rows);
+      // Awaited below; until then a failure must not be an unhandled rejection (the write may fail first).
+      fetched.catch(() => undefined);
+      return fetched;
+    };
     let rows = 0;
+    let next = fetch();
     for (;;) {
-      const batch = (await tx.query<{ contact: string }>(`FETCH FORWARD ${fetchRows} FROM ${CURSOR_NAME}`)).rows;
+      const batch = await next;
+      // The next FETCH runs in PostgreSQL while this batch is written and the sink drains.
+      if (batch.length === fetchRows) next = fetch();
       if (batch.length > 0) {
         let text = '';
         for (const { contact } of batch) {
