@@ -1,16 +1,17 @@
 import { defineStatement } from '../database/statements';
-import type { ContactRow } from './contacts.repository';
-import { CONTACT_ROWS, STANDARD_COLUMNS } from './contacts.statements';
+import { contactJsonPart } from './contacts.statements';
 
 /**
- * The contacts of organization $1 with the normalized emails $2, as stored, with their list ids
- * and suppression (CONTACT_ROWS), inside the caller's transaction: what the change events of the
- * other write paths show (contact-views.ts).
+ * The contacts of organization $1 with the normalized emails $2, as JSON text (contactJsonPart),
+ * inside the caller's transaction: what the change events of the other write paths show
+ * (contact-views.ts). One probe of the (organization_id, email) key per email (LATERAL ... LIMIT 1).
  */
-export const CONTACT_VIEWS = defineStatement<ContactRow>({
+export const CONTACT_VIEWS = defineStatement<{ email: string; contact: string }>({
   name: 'contacts.views',
-  text: CONTACT_ROWS,
-  columns: ['id', 'email', ...STANDARD_COLUMNS, 'custom_fields', 'created_at', 'updated_at', 'list_ids', 'suppression_reason', 'list_added_at'],
+  text: `SELECT c.email, ${contactJsonPart('c')} AS contact
+    FROM unnest($2::text[]) AS wanted(email)
+    CROSS JOIN LATERAL (SELECT * FROM contacts WHERE organization_id = $1 AND email = wanted.email LIMIT 1) AS c`,
+  columns: ['email', 'contact'],
   sample: (organizationId) => [organizationId, []],
 });
 

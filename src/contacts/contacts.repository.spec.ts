@@ -1,6 +1,6 @@
 import { Client } from 'pg';
 import type { SqlClient, Statement } from '../database/statements';
-import type { PrismaService } from '../database/prisma.service';
+import type { Database } from '../database/database';
 import { emptyStandardValues, type StandardValues } from './contact-rules';
 import { type ContactChanges, ContactsRepository } from './contacts.repository';
 import { STANDARD_FIELD_COLUMNS } from './contacts.statements';
@@ -19,7 +19,7 @@ async function writeValuesOf(changes: ContactChanges): Promise<unknown[]> {
       return Promise.resolve({ rows: [{ inserted: changes.creates.length }] as never[] });
     },
   };
-  await new ContactsRepository({} as PrismaService).writeChanges(tx, 'org-1', changes);
+  await new ContactsRepository({} as Database).writeChanges(tx, 'org-1', changes);
   return sent;
 }
 

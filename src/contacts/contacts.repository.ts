@@ -1,13 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import { isStorableText } from '../common/storable-text';
+import { Database } from '../database/database';
 import type { SqlClient } from '../database/statements';
-import { PrismaService } from '../database/prisma.service';
 import { runIn } from '../database/statements';
-import type { Prisma } from '../generated/prisma/client';
 import type { EmailHasher } from '../suppressions/erasure-secrets';
 import { type CustomFieldDefinitionRow, toCustomFieldDefinition } from '../custom-fields/custom-fields.repository';
 import type { CustomValues, ExistingContact, RuleContext, StandardValues, SuppressionReason } from './contact-rules';
 import {
+  CONTACT_JSON,
   LOCK_EMAILS,
   READ_RULE_CONTEXT,
   RESTORE_ERASED_SUPPRESSIONS,
@@ -64,11 +64,12 @@ export interface ContactRow {
  * The contacts' data. The pipeline's hot statements (contacts.statements.ts) run in its open
  * transaction on the pg pool (`tx`): each is one statement whatever the number of contacts, so a
  * batch costs a constant number of round trips. Arrays bind as text[]; ids are text columns, so an
- * id that is not a UUID matches nothing. Everything else goes through Prisma Client.
+ * id that is not a UUID matches nothing. GET /contacts/{email} is one registered statement too
+ * (CONTACT_JSON), so that it shows the contact rendered as every other read does.
  */
 @Injectable()
 export class ContactsRepository {
-  constructor(private readonly prisma: PrismaService) {}
+  constructor(private readonly database: Database) {}
 
   /**
    * Transaction-scoped advisory locks on (organization, email), taken in ascending key order in
@@ -124,15 +125,13 @@ export class ContactsRepository {
     await runIn(tx, RESTORE_ERASED_SUPPRESSIONS, [organizationId, emails, emails.map(hashEmail)]);
   }
 
-  /** One contact by normalized email, outside any transaction (GET /contacts/{email}). */
-  async findByEmail(organizationId: string, email: string): Promise<StoredContact | undefined> {
-    const key = { organizationId_email: { organizationId, email } };
-    // In parallel: outside a transaction, two connections answer sooner than one.
-    const [contact, suppression] = await Promise.all([
-      this.prisma.contact.findUnique({ where: key, include: CONTACT_MEMBERSHIPS }),
-      this.prisma.suppression.findUnique({ where: key, select: { reason: true } }),
-    ]);
-    return contact ? storedContactOf(contact, suppression?.reason ?? null) : undefined;
+  /**
+   * One contact by normalized email as JSON text, as GET /contacts/{email} shows it (CONTACT_JSON:
+   * one statement outside any transaction, rendered by PostgreSQL as the listing's contacts are).
+   */
+  async findJson(organizationId: string, email: string): Promise<string | undefined> {
+    const [row] = await this.database.run(CONTACT_JSON, [organizationId, email]);
+    return row?.contact;
   }
 
   /**
@@ -209,27 +208,6 @@ function columnsOf(rows: ContactRowWrite[]) {
     standard: STANDARD_FIELD_COLUMNS.map(([key]) => rows.map((row) => row.standard[key] ?? null)),
     // Object.fromEntries defines own properties, so a key like "constructor" stays plain data.
     custom: rows.map((row) => JSON.stringify(Object.fromEntries(row.custom))),
-  };
-}
-
-/** A contact's list ids, oldest membership first (the order GET /contacts/{email} shows). */
-const CONTACT_MEMBERSHIPS = {
-  memberships: { select: { listId: true }, orderBy: [{ createdAt: 'asc' }, { listId: 'asc' }] },
-} satisfies Prisma.ContactInclude;
-
-function storedContactOf(
-  contact: Prisma.ContactGetPayload<{ include: typeof CONTACT_MEMBERSHIPS }>,
-  suppressionReason: SuppressionReason | null,
-): StoredContact {
-  return {
-    id: contact.id,
-    email: contact.email,
-    standard: Object.fromEntries(STANDARD_FIELD_COLUMNS.map(([field]) => [field, contact[field]])) as StandardValues,
-    custom: customValues(contact.customFields),
-    listIds: new Set(contact.memberships.map((membership) => membership.listId)),
-    suppressionReason,
-    createdAt: contact.createdAt,
-    updatedAt: contact.updatedAt,
   };
 }
 

@@ -1,12 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { SqlParams } from '../database/sql-params';
+import { isoTimeSql } from '../database/sql-text';
 import { defineStatement } from '../database/statements';
 import { eventsInsertPart } from '../events/events.statements';
 import { storeAnswerPart } from '../requests/stored-responses.statements';
 
 /**
  * The hot statements of the contacts pipeline, run on the pg pool directly: through Prisma's
- * interactive transactions each would cost several times the CPU, on every POST. Every other
+ * interactive transactions each would cost several times the CPU, on every POST; and the contact
+ * as JSON text (contactJsonPart), which every read that shows a contact composes. Every other
  * contacts query goes through Prisma Client in contacts.repository.ts.
  */
 
@@ -45,9 +47,56 @@ export const LOCK_EMAILS = defineStatement<{ locked: number }>({
 });
 
 /**
+ * A contact `c` (a row of contacts, every column) as GET /api/v2/contacts/{email} shows it, as JSON
+ * text: the one rendering of a stored contact, composed by every read that shows one (GET, the
+ * listing, the export, the events of the write paths that read the contact: contact-views.ts).
+ * renderContact (contact-results.ts) writes the same text from a contact in memory (the pipeline's
+ * events, rendered from its plans); test/contacts/contact-json.e2e-spec.ts checks that both write
+ * the same bytes for the same stored contacts.
+ *
+ * The keys in renderContact's order; `fields`: the standard ones with a value in
+ * STANDARD_FIELD_COLUMNS order, then the custom ones without nulls in their stored (jsonb) order;
+ * times as toISOString writes them. Strings are escaped by PostgreSQL's JSON output; custom fields
+ * are re-emitted compactly by json_strip_nulls (which also drops their nulls, as reads do), their
+ * braces cut off by left/right (the text computed once). Numbers are jsonb's text: the same JSON
+ * number as JavaScript's, written in full where JSON.stringify uses an exponent (`1e21`, `1e-7`).
+ *
+ * The list ids: an index-only scan of the membership primary key (contact_id, list_id) INCLUDE
+ * (created_at), then a sort of the contact's few memberships into membership order. Both contact id
+ * columns have the "C" collation (set in SQL: the Prisma schema cannot express it), so the descents
+ * compare bytes (memcmp), not strcoll under the database's locale. No aggregate: an ARRAY() subquery
+ * (an empty one is `[]`). The primary key serves it, so no extra index in byte order costs every
+ * membership insert; one grouped scan of a page's memberships instead of a lookup per contact
+ * costs the same.
+ */
+export function contactJsonPart(c: string): string {
+  const standard = STANDARD_FIELD_COLUMNS.map(([key, column]) => `'"${key}":' || to_json(${c}.${column})::text`);
+  return `'{"id":' || to_json(${c}.id)::text
+      || ',"email":' || to_json(${c}.email)::text
+      || ',"listIds":' || array_to_json(ARRAY(SELECT m.list_id FROM list_memberships m
+                                              WHERE m.contact_id = ${c}.id ORDER BY m.created_at, m.list_id))::text
+      || ',"fields":{' || concat_ws(',', ${standard.join(', ')},
+                                          NULLIF(left(right(json_strip_nulls(${c}.custom_fields::json)::text, -1), -1), ''))
+      || '},"suppressed":' || COALESCE((SELECT '{"reason":"' || s.reason::text || '"}' FROM suppressions s
+                                          WHERE s.organization_id = ${c}.organization_id AND s.email = ${c}.email), 'null')
+      || ',"createdAt":"' || ${isoTimeSql(`${c}.created_at`)} || '","updatedAt":"' || ${isoTimeSql(`${c}.updated_at`)} || '"}'`;
+}
+
+/**
+ * The contact of organization $1 with the normalized email $2 as JSON text (contactJsonPart): GET
+ * /api/v2/contacts/{email}, one statement outside any transaction; no row when there is none.
+ */
+export const CONTACT_JSON = defineStatement<{ contact: string }>({
+  name: 'contacts.json',
+  text: `SELECT ${contactJsonPart('c')} AS contact FROM contacts c WHERE c.organization_id = $1::text AND c.email = $2::text`,
+  columns: ['contact'],
+  sample: (organizationId) => [organizationId, ''],
+});
+
+/**
  * The columns of a contact row (ContactRow, contacts.repository.ts) read from a contact aliased
- * `c`, with its list ids (oldest membership first) and suppression: used by CONTACT_ROWS. The
- * listing renders the same values as JSON in PostgreSQL (listing/listing.statements.ts, CONTACT_JSON).
+ * `c`, with its list ids (oldest membership first) and suppression: used by CONTACT_ROWS, what the
+ * pipeline's rules read.
  */
 export const CONTACT_COLUMNS = `c.id, c.email, ${STANDARD_COLUMNS.map((column) => `c.${column}`).join(', ')},
            c.custom_fields, c.created_at, c.updated_at,
@@ -235,4 +284,4 @@ function emptyWrite(organizationId: string): unknown[] {
   return [organizationId, ...created.map(() => []), ...updated.map(() => []), [], [], [], [], null, null, [], [], [], [], []];
 }
 
-export const CONTACTS_STATEMENTS = [LOCK_EMAILS, READ_RULE_CONTEXT, WRITE_CONTACTS_AND_ANSWER, WRITE_CONTACTS, RESTORE_ERASED_SUPPRESSIONS];
+export const CONTACTS_STATEMENTS = [CONTACT_JSON, LOCK_EMAILS, READ_RULE_CONTEXT, WRITE_CONTACTS_AND_ANSWER, WRITE_CONTACTS, RESTORE_ERASED_SUPPRESSIONS];

@@ -1,11 +1,11 @@
 import { SqlParams } from '../database/sql-params';
 import { defineStatement } from '../database/statements';
 
-/** SQL of an event's public id (`evt_` + its UUID's 32 hex digits, as publicEventId in event-types.ts) from its uuid column. */
-export const publicEventIdSql = (uuid: string): string => `'evt_' || replace(${uuid}::text, '-', '')`;
-
-/** SQL of a timestamptz as JavaScript's toISOString writes it (UTC, milliseconds, `Z`): the API's times. */
-export const isoTimeSql = (time: string): string => `to_char(${time} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+/**
+ * The events' part of another module's statement: an event's public id (`evt_` + its UUID's 32 hex
+ * digits, as publicEventId in event-types.ts) from its uuid column `uuid`.
+ */
+export const publicEventIdPart = (uuid: string): string => `'evt_' || replace(${uuid}::text, '-', '')`;
 
 /**
  * The events of one organization's change, in the caller's transaction: $1 organization, $2 the

@@ -1,6 +1,5 @@
 import type { Writable } from 'node:stream';
-import { renderContact } from '../contacts/contact-results';
-import { type ContactRow, toStoredContact } from '../contacts/contacts.repository';
+import type { ContactView } from '../contacts/contact-views';
 import type { ListingFilters } from '../contacts/listing/listing-query';
 import type { Database } from '../database/database';
 import { runIn, type SqlClient } from '../database/statements';
@@ -56,8 +55,9 @@ export class ExportStopped extends Error {
 /**
  * Streams the organization's contacts matching the listing's filters, as of one snapshot, into
  * `sink` (contract section 17): NDJSON, one contact per line as GET /contacts/{email} shows it
- * (renderContact), or CSV (export-csv.ts). `opened` is called once the snapshot is taken, before
- * anything is written (the HTTP answer sets its headers there); request-level errors (429
+ * (rendered by PostgreSQL: EXPORT_ROWS composes contactJsonPart, so this only copies the text), or
+ * CSV (export-csv.ts, its cells read from that text). `opened` is called once the snapshot is
+ * taken, before anything is written (the HTTP answer sets its headers there); request-level errors (429
  * TOO_MANY_EXPORTS, 404 LIST_NOT_FOUND, 503) are thrown before it. The sink is ended once every
  * row is in it; on a failure it is left as it is (the caller cuts it).
  *
@@ -71,7 +71,8 @@ export class ExportStopped extends Error {
  *    Why not a REPEATABLE READ transaction: its snapshot is taken by its first statement, before
  *    any lock could be waited for, so commits in flight then would be missing from the export and
  *    still sit at or before the place. A cursor's snapshot is taken at its DECLARE, after the wait.
- * 3. FETCHes of FETCH_ROWS rows, each rendered and written; the next waits for the sink to drain.
+ * 3. FETCHes of FETCH_ROWS rows, each batch written while the next FETCH runs; a batch is written
+ *    once the sink has drained the one before (at most two batches in memory).
  */
 export async function streamExport(
   database: Database,
@@ -99,14 +100,22 @@ export async function streamExport(
     opened({ feedCursor });
 
     if (format === 'csv') await write(sink, csvRecord(csvColumns(place.fieldKeys)));
+    const fetch = () => {
+      const fetched = tx.query<{ contact: string }>(`FETCH FORWARD ${fetchRows} FROM ${CURSOR_NAME}`).then((result) => result.rows);
+      // Awaited below; until then a failure must not be an unhandled rejection (the write may fail first).
+      fetched.catch(() => undefined);
+      return fetched;
+    };
     let rows = 0;
+    let next = fetch();
     for (;;) {
-      const batch = (await tx.query<ContactRow>(`FETCH FORWARD ${fetchRows} FROM ${CURSOR_NAME}`)).rows;
+      const batch = await next;
+      // The next FETCH runs in PostgreSQL while this batch is written and the sink drains.
+      if (batch.length === fetchRows) next = fetch();
       if (batch.length > 0) {
         let text = '';
-        for (const row of batch) {
-          const contact = renderContact(toStoredContact(row));
-          text += format === 'csv' ? contactRecord(contact, place.fieldKeys) : `${JSON.stringify(contact)}\n`;
+        for (const { contact } of batch) {
+          text += format === 'csv' ? contactRecord(JSON.parse(contact) as ContactView, place.fieldKeys) : `${contact}\n`;
         }
         rows += batch.length;
         await write(sink, text);

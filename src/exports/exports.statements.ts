@@ -1,5 +1,5 @@
 import { defineStatement } from '../database/statements';
-import { STANDARD_FIELD_COLUMNS } from '../contacts/contacts.statements';
+import { contactJsonPart } from '../contacts/contacts.statements';
 
 /**
  * The export's SQL (GET /api/v2/contacts/export, docs/api.md "Exports"), all run in the export's
@@ -84,38 +84,24 @@ export const EXPORT_PLACE = defineStatement<ExportPlaceRow>({
   sample: (organizationId) => [organizationId],
 });
 
-/** A row of EXPORT_ROWS: what toStoredContact (contacts.repository.ts) reads. */
-export interface ExportRow {
-  id: string;
-  email: string;
-  custom_fields: unknown;
-  list_ids: string[];
-  suppression_reason: string | null;
-  created_at: Date;
-  updated_at: Date;
-  [column: string]: unknown;
-}
-
 /**
  * The contacts of organization $1 matching the listing's filters ($2 listId, $3 suppressed, $4
- * updatedSince; null: not given), in the listing's order (email in byte order), with their list ids
- * (oldest membership first, as GET /contacts/{email}) and suppression reason. Opened as a cursor
+ * updatedSince; null: not given), in the listing's order (email in byte order), each as the JSON
+ * text GET /contacts/{email} shows (contactJsonPart, the contacts module's): the NDJSON export
+ * writes the lines as they come, the CSV one reads its cells from them. Opened as a cursor
  * (DECLARE … NO SCROLL CURSOR FOR this text): a cursor plans for its first rows, so it walks
  * contacts_organization_id_email_c_idx and reads the rest per row through primary keys.
  */
-export const EXPORT_ROWS = defineStatement<ExportRow>({
+export const EXPORT_ROWS = defineStatement<{ contact: string }>({
   name: 'exports.rows',
-  text: `SELECT c.id, c.email, ${STANDARD_FIELD_COLUMNS.map(([, column]) => `c.${column}`).join(', ')}, c.custom_fields,
-           ARRAY(SELECT m.list_id FROM list_memberships m WHERE m.contact_id = c.id ORDER BY m.created_at, m.list_id) AS list_ids,
-           s.reason::text AS suppression_reason, c.created_at, c.updated_at
+  text: `SELECT ${contactJsonPart('c')} AS contact
     FROM contacts c
-    LEFT JOIN suppressions s ON s.organization_id = c.organization_id AND s.email = c.email
     WHERE c.organization_id = $1::text
       AND ($2::text IS NULL OR EXISTS (SELECT 1 FROM list_memberships lm WHERE lm.contact_id = c.id AND lm.list_id = $2::text))
-      AND ($3::boolean IS NULL OR (s.email IS NOT NULL) = $3::boolean)
+      AND ($3::boolean IS NULL OR EXISTS (SELECT 1 FROM suppressions ss WHERE ss.organization_id = c.organization_id AND ss.email = c.email) = $3::boolean)
       AND ($4::timestamptz IS NULL OR c.updated_at >= $4::timestamptz)
     ORDER BY c.email COLLATE "C"`,
-  columns: ['id', 'email', ...STANDARD_FIELD_COLUMNS.map(([, column]) => column), 'custom_fields', 'list_ids', 'suppression_reason', 'created_at', 'updated_at'],
+  columns: ['contact'],
   sample: (organizationId) => [organizationId, null, null, null],
 });
 

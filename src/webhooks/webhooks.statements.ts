@@ -1,5 +1,6 @@
 import { defineStatement } from '../database/statements';
-import { isoTimeSql, publicEventIdSql } from '../events/events.statements';
+import { isoTimeSql } from '../database/sql-text';
+import { publicEventIdPart } from '../events/events.statements';
 
 /**
  * The fan-out's two statements (polled every WEBHOOK_POLL_MS by every instance, webhooks or not; the
@@ -158,7 +159,7 @@ export const WEBHOOK_FAN_OUT = defineStatement<{ read: number | null; inserted: 
       UNION ALL
       SELECT NULL, NULL, NULL, w.id, w.url, w.secret, NULL, NULL, NULL, NULL FROM w WHERE w.id IN (SELECT webhook_id FROM taken WHERE leased)
       UNION ALL
-      SELECT NULL, NULL, NULL, t.webhook_id, NULL, NULL, t.position::text, t.seq::text, ${publicEventIdSql('e.id')}, e.body
+      SELECT NULL, NULL, NULL, t.webhook_id, NULL, NULL, t.position::text, t.seq::text, ${publicEventIdPart('e.id')}, e.body
       FROM taken t JOIN events e ON e.seq = t.seq WHERE t.leased`,
   columns: ['read', 'inserted', 'full', 'webhookId', 'url', 'secret', 'position', 'seq', 'eventId', 'body'],
   sample: () => [[], [], 1, 0, 'warm-up', 'warm-up', 30, 1, [], [], false, 0],
@@ -294,7 +295,7 @@ export const WEBHOOK_CLAIM = defineStatement<ClaimRow>({
       LEFT JOIN events e ON e.seq = taken.event_seq
       WHERE d.webhook_id = taken.webhook_id AND d.position = taken.position AND d.seq = taken.seq
       RETURNING d.position::text AS position, d.seq::text AS seq, d.webhook_id AS "webhookId", d.attempt_count AS "attemptCount", w.url, w.secret,
-        ${publicEventIdSql('e.id')} AS "eventId", e.body`,
+        ${publicEventIdPart('e.id')} AS "eventId", e.body`,
   columns: ['position', 'seq', 'webhookId', 'attemptCount', 'url', 'secret', 'eventId', 'body'],
   sample: () => ['warm-up', 'warm-up', 30, 0, 1, [], [], 0],
 });

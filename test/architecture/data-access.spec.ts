@@ -37,6 +37,46 @@ export function prismaSqlUses(fileName: string, text: string): string[] {
   return uses;
 }
 
+/**
+ * No module holds another module's SQL text: a `*.statements.ts` file takes from another top-level
+ * folder's statements file only its exported part functions (named `…Part`: `eventsInsertPart`,
+ * `storeAnswerPart`, `contactJsonPart`) and types, never a statement or a text (docs/extending.md,
+ * "Data access"). Shared SQL helpers live in src/database. Each foreign name taken otherwise, as
+ * `file:line name from specifier` (`*` for a namespace or default import).
+ */
+export function foreignSqlImports(fileName: string, text: string): string[] {
+  const source = ts.createSourceFile(fileName, text, ts.ScriptTarget.Latest, true);
+  const topLevel = (file: string) => path.posix.normalize(file).split('/')[1];
+  const found: string[] = [];
+  for (const statement of source.statements) {
+    if (!ts.isImportDeclaration(statement) && !ts.isExportDeclaration(statement)) continue;
+    const specifier = statement.moduleSpecifier;
+    if (!specifier || !ts.isStringLiteral(specifier) || !specifier.text.startsWith('.') || !specifier.text.endsWith('.statements')) continue;
+    const target = path.posix.join(path.posix.dirname(fileName), specifier.text);
+    if (topLevel(target) === topLevel(fileName)) continue;
+    const line = source.getLineAndCharacterOfPosition(statement.getStart()).line + 1;
+    const flag = (name: string) => found.push(`${fileName}:${line} ${name} from ${specifier.text}`);
+    if (ts.isImportDeclaration(statement)) {
+      const clause = statement.importClause;
+      if (!clause || clause.isTypeOnly) continue;
+      if (clause.name) flag('*');
+      const bindings = clause.namedBindings;
+      if (bindings && ts.isNamespaceImport(bindings)) flag('*');
+      if (bindings && ts.isNamedImports(bindings)) {
+        for (const element of bindings.elements) {
+          const name = (element.propertyName ?? element.name).text;
+          if (!element.isTypeOnly && !name.endsWith('Part')) flag(name);
+        }
+      }
+    } else if (!statement.isTypeOnly) {
+      const clause = statement.exportClause;
+      if (!clause || !ts.isNamedExports(clause)) flag('*');
+      else for (const element of clause.elements) if (!element.isTypeOnly && !(element.propertyName ?? element.name).text.endsWith('Part')) flag((element.propertyName ?? element.name).text);
+    }
+  }
+  return found;
+}
+
 describe('data access: Prisma Client in autocommit and registered SQL, nothing else', () => {
   const files = sourceFiles(path.join(PROJECT_ROOT, 'src'));
 
@@ -64,6 +104,33 @@ describe('data access: Prisma Client in autocommit and registered SQL, nothing e
       'x/a.repository.ts:4 $transaction',
       'x/a.repository.ts:5 $executeRaw',
       'x/a.repository.ts:7 $queryRawUnsafe',
+    ]);
+  });
+
+  it("no statements file takes another module's SQL text, only its exported part functions", () => {
+    const statementFiles = files.filter((file) => file.endsWith('.statements.ts'));
+    expect(statementFiles.length).toBeGreaterThan(10);
+    const relative = (file: string) => path.relative(PROJECT_ROOT, file).split(path.sep).join('/');
+    expect(statementFiles.flatMap((file) => foreignSqlImports(relative(file), readFileSync(file, 'utf8')))).toEqual([]);
+  });
+
+  it('finds the statements, texts and namespaces taken from another module, not its parts, types or its own module', () => {
+    const fixture = [
+      "import { defineStatement } from '../../database/statements';",
+      "import { eventsInsertPart, INSERT_EVENTS } from '../../events/events.statements';",
+      "import { storeAnswerPart as answerPart, type StoredRow } from '../../requests/stored-responses.statements';",
+      "import type { ListRow } from '../../lists/lists.statements';",
+      "import * as lists from '../../lists/lists.statements';",
+      "import { STANDARD_FIELD_COLUMNS, contactJsonPart } from '../contacts.statements';",
+      "export { FEED_PAGE } from '../../events/events.statements';",
+    ].join('\n');
+    expect(foreignSqlImports('src/contacts/listing/listing.statements.ts', fixture)).toEqual([
+      'src/contacts/listing/listing.statements.ts:2 INSERT_EVENTS from ../../events/events.statements',
+      'src/contacts/listing/listing.statements.ts:5 * from ../../lists/lists.statements',
+      'src/contacts/listing/listing.statements.ts:7 FEED_PAGE from ../../events/events.statements',
+    ]);
+    expect(foreignSqlImports('src/exports/exports.statements.ts', "import { CONTACT_ROWS as rows } from '../contacts/contacts.statements';")).toEqual([
+      'src/exports/exports.statements.ts:1 CONTACT_ROWS from ../contacts/contacts.statements',
     ]);
   });
 });

@@ -3,7 +3,6 @@ import type { Pool } from 'pg';
 import { executeAdminCommand } from '../../src/admin/admin.commands';
 import { parseAdminCommand, type AdminCommand } from '../../src/admin/admin-arguments';
 import { ApiKeyRepository } from '../../src/auth/api-key.repository';
-import { ContactsRepository } from '../../src/contacts/contacts.repository';
 import { CustomFieldsRepository } from '../../src/custom-fields/custom-fields.repository';
 import { Database } from '../../src/database/database';
 import type { PrismaService } from '../../src/database/prisma.service';
@@ -86,7 +85,6 @@ describe('Prisma Client calls of src/ run in autocommit', () => {
       await new ListsRepository(prisma, database, events).findAll(org.id);
       await new ListMembershipsRepository(prisma, database, events).listExists(org.id, list.id);
       await new CustomFieldsRepository(prisma, database, events).findAll(org.id);
-      await new ContactsRepository(prisma).findByEmail(org.id, 'none@example.com');
       (await new ErasureSecrets(prisma).hasherFor(org.id))('a@example.com');
       const fresh = (await admin(['key', 'create', '--org', org.id])) as { key: string };
       await new ApiKeyRepository(database, prisma).findActive(fresh.key, new Date());

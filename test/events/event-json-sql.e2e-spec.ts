@@ -1,5 +1,6 @@
 import { EventsRepository } from '../../src/events/events.repository';
-import { isoTimeSql, publicEventIdSql } from '../../src/events/events.statements';
+import { isoTimeSql } from '../../src/database/sql-text';
+import { publicEventIdPart } from '../../src/events/events.statements';
 import { renderEvent, type EventContact, type EventData, type NewEvent } from '../../src/events/event-types';
 import { createOrganization } from '../utils/fixtures';
 import { useTestApp } from '../utils/test-app';
@@ -21,7 +22,7 @@ import { useTestApp } from '../utils/test-app';
  * PostgreSQL's JSON output.
  */
 const eventJsonSql = (e: string, data: string): string =>
-  `'{"id":"' || ${publicEventIdSql(`${e}.id`)} || '","type":"' || ${e}.type
+  `'{"id":"' || ${publicEventIdPart(`${e}.id`)} || '","type":"' || ${e}.type
            || '","occurredAt":"' || ${isoTimeSql(`${e}.occurred_at`)}
            || '","requestId":' || coalesce(to_json(${e}.request_id)::text, 'null') || ',"data":' || (${data})::text || '}'`;
 

@@ -1,6 +1,5 @@
 import { defineStatement, type RegisteredStatement } from '../../database/statements';
-import { isoTimeSql } from '../../events/events.statements';
-import { STANDARD_FIELD_COLUMNS } from '../contacts.statements';
+import { contactJsonPart } from '../contacts.statements';
 
 /**
  * The page of GET /api/v2/contacts as registered statements on the pg pool: a page of 1,000 is
@@ -78,34 +77,9 @@ class Params {
 }
 
 /**
- * A contact row `p` (every column of contacts) as the JSON text of renderContact (contact-results.ts):
- * the same keys in the same order (fields: the standard ones with a value in STANDARD_FIELD_COLUMNS
- * order, then the custom ones without nulls in their stored order), times as toISOString writes them.
- * Strings are escaped by PostgreSQL's JSON output; custom fields are re-emitted compactly by
- * json_strip_nulls (which also drops their nulls, as reads do). `cf`: the custom fields' text.
- *
- * The list ids: an index-only scan of the membership primary key (contact_id, list_id) INCLUDE
- * (created_at), then a sort of the contact's few memberships into membership order. Both contact id
- * columns have the "C" collation (set in SQL: the Prisma schema cannot express it), so the descents
- * compare bytes (memcmp), not strcoll under the database's locale. No aggregate: an ARRAY() subquery
- * (an empty one is `[]`). The primary key serves it, so no extra index in byte order costs every
- * membership insert; one grouped scan of the page's memberships instead of a lookup per contact
- * costs the same.
- */
-const CONTACT_JSON = `'{"id":' || to_json(p.id)::text
-      || ',"email":' || to_json(p.email)::text
-      || ',"listIds":' || array_to_json(ARRAY(SELECT m.list_id FROM list_memberships m
-                                              WHERE m.contact_id = p.id ORDER BY m.created_at, m.list_id))::text
-      || ',"fields":{' || concat_ws(',', ${STANDARD_FIELD_COLUMNS.map(([key, column]) => `'"${key}":' || to_json(p.${column})::text`).join(', ')},
-                                          NULLIF(substr(x.cf, 2, length(x.cf) - 2), ''))
-      || '},"suppressed":' || COALESCE((SELECT '{"reason":"' || s.reason::text || '"}' FROM suppressions s
-                                          WHERE s.organization_id = p.organization_id AND s.email = p.email), 'null')
-      || ',"createdAt":"' || ${isoTimeSql('p.created_at')} || '","updatedAt":"' || ${isoTimeSql('p.updated_at')} || '"}'`;
-
-/**
- * The page's contacts (`page`: every contact column, at most limit + 1 rows, any order) rendered and
- * joined into rows of 100 in listing order, the row past the limit (if any) alone on a last row
- * with `contacts` null. The rendering and the per-contact subqueries run for the page's rows only.
+ * The page's contacts (`page`: every contact column, at most limit + 1 rows, any order) rendered
+ * (contactJsonPart, contacts.statements.ts) and joined into rows of 100 in listing order, the row
+ * past the limit (if any) alone on a last row with `contacts` null. The rendering and the per-contact subqueries run for the page's rows only.
  *
  * Never a parallel plan: `pg_current_xact_id_if_assigned()` is PARALLEL UNSAFE, and a statement
  * that names one is never planned parallel (PostgreSQL's "When Can Parallel Query Be Used?"; the
@@ -121,9 +95,8 @@ function rendered(page: string, limit: string, listFound: string | null): string
   const chunks = `SELECT string_agg(r.contact, ',' ORDER BY r.n) AS contacts, (array_agg(r.email ORDER BY r.n DESC))[1] AS "lastEmail"
     FROM (
       SELECT p.n, p.email, CASE WHEN p.n <= ${limit} THEN (p.n - 1) / 100 END AS chunk,
-             CASE WHEN p.n <= ${limit} THEN ${CONTACT_JSON} END AS contact
+             CASE WHEN p.n <= ${limit} THEN ${contactJsonPart('p')} END AS contact
       FROM (SELECT c.*, row_number() OVER (ORDER BY c.email COLLATE "C") AS n FROM (${page}) AS c) AS p
-      CROSS JOIN LATERAL (SELECT json_strip_nulls(p.custom_fields::json)::text AS cf) AS x
     ) AS r
     WHERE (pg_current_xact_id_if_assigned() IS NULL OR true)${listFound === null ? '' : ` AND ${listFound}`}
     GROUP BY r.chunk
