@@ -71,7 +71,7 @@ export const COMMAND_HELP: Record<AdminCommand['command'], string> = {
   export:
     'export --org <orgId> --file <path>\n  Writes the organization\'s contacts to the file as GET /api/v2/contacts/export does (NDJSON, one snapshot, streamed).\n  Prints { "rows", "feedCursor", "file" }: feedCursor is the GET /api/v2/events cursor at the snapshot.',
   import:
-    'import --org <orgId> --file <path> [--format csv|ndjson]\n  Imports the file as POST /api/v2/imports does (every row as one entry of a batch, results kept), processing it here\n  unless IMPORT_PROCESSING=false (then the service\'s instances do), and waits for its end; a progress bar on a terminal.\n  Format from the name (.csv, .ndjson, .jsonl, each optionally .gz: gzip) unless --format says. Prints the import\n  as GET /api/v2/imports/{id} shows it; exit 1 when it ends failed.',
+    'import --org <orgId> --file <path> [--format csv|ndjson]\n  Imports the file as POST /api/v2/imports does (every row as one entry of a batch, results kept), processing it here\n  unless IMPORT_PROCESSING=false (then the service\'s instances do), and waits for its end; a progress bar on a terminal.\n  Format from the name (.csv, .ndjson, .jsonl, each optionally .gz: gzip) unless --format says. Prints the import\n  as GET /api/v2/imports/{id} shows it; exit 1 unless it completed. Interrupted, the import is left to the service\'s\n  instances once its lease (IMPORT_LEASE_SECONDS) ends.',
   migrate:
     'migrate\n  Applies pending database migrations to DATABASE_URL (for deployments that run with MIGRATE_ON_START=false).\n  Prints { "applied": [names] } (empty when nothing was pending).',
 };
