@@ -39,6 +39,7 @@ export type AdminCommand =
   | { command: 'unsuppress'; org: string; email: string }
   | { command: 'contact erase'; org: string; email: string }
   | { command: 'export'; org: string; file: string }
+  | { command: 'import'; org: string; file: string; format: ImportFileFormat; gzip: boolean }
   | { command: 'org list' }
   | { command: 'key list'; org: string }
   | { command: 'list list'; org: string }
@@ -69,6 +70,8 @@ export const COMMAND_HELP: Record<AdminCommand['command'], string> = {
     'contact erase --org <orgId> --email <email>\n  Erases an address (right to erasure), as POST /api/v2/contacts/{email}/erase does: the contact, its memberships,\n  the suppression\'s plaintext (kept as a keyed hash), every stored answer holding it and the address in\n  every change event (redacted; contact.erased is written). Prints\n  { "email", "status": "erased", "contactDeleted", "suppressionKept", "storedAnswersErased", "eventsRedacted", "importRowsErased" }.',
   export:
     'export --org <orgId> --file <path>\n  Writes the organization\'s contacts to the file as GET /api/v2/contacts/export does (NDJSON, one snapshot, streamed).\n  Prints { "rows", "feedCursor", "file" }: feedCursor is the GET /api/v2/events cursor at the snapshot.',
+  import:
+    'import --org <orgId> --file <path> [--format csv|ndjson]\n  Imports the file as POST /api/v2/imports does (every row as one entry of a batch, results kept), processing it here\n  unless IMPORT_PROCESSING=false (then the service\'s instances do), and waits for its end; a progress bar on a terminal.\n  Format from the name (.csv, .ndjson, .jsonl, each optionally .gz: gzip) unless --format says. Prints the import\n  as GET /api/v2/imports/{id} shows it; exit 1 unless it completed. Interrupted, the import is left to the service\'s\n  instances once its lease (IMPORT_LEASE_SECONDS) ends.',
   migrate:
     'migrate\n  Applies pending database migrations to DATABASE_URL (for deployments that run with MIGRATE_ON_START=false).\n  Prints { "applied": [names] } (empty when nothing was pending).',
 };
@@ -116,6 +119,7 @@ const COMMANDS: Record<AdminCommand['command'], { options: Options; required: st
   unsuppress: { options: { org: text, email: text }, required: ['org', 'email'] },
   'contact erase': { options: { org: text, email: text }, required: ['org', 'email'] },
   export: { options: { org: text, file: text }, required: ['org', 'file'] },
+  import: { options: { org: text, file: text, format: text }, required: ['org', 'file'] },
   'org list': { options: {}, required: [] },
   'key list': { options: { org: text }, required: ['org'] },
   'list list': { options: { org: text }, required: ['org'] },
@@ -136,8 +140,8 @@ export const USAGE = `commands: ${Object.keys(COMMANDS).join(', ')}`;
 
 /** Parses `argv` (the words after `admin --`) strictly: unknown commands and options are errors. */
 export function parseAdminCommand(argv: string[]): AdminCommand {
-  // `suppress`, `unsuppress`, `export` and `migrate` are one word; every other command is two.
-  const words = ['suppress', 'unsuppress', 'export', 'migrate'].includes(argv[0]) ? 1 : 2;
+  // `suppress`, `unsuppress`, `export`, `import` and `migrate` are one word; every other command is two.
+  const words = ['suppress', 'unsuppress', 'export', 'import', 'migrate'].includes(argv[0]) ? 1 : 2;
   const name = argv.slice(0, words).join(' ');
   if (argv.length < words || argv.slice(0, words).some((w) => w.startsWith('-')) || !(name in COMMANDS)) {
     throw new AdminArgumentError(`admin: unknown command "${argv.slice(0, 2).join(' ')}"; ${USAGE} (--help explains them)`);
@@ -194,6 +198,10 @@ export function parseAdminCommand(argv: string[]): AdminCommand {
       return { command: 'unsuppress', org: str('org'), email: normalizeEmail(str('email')) };
     case 'export':
       return { command: 'export', org: str('org'), file: str('file') };
+    case 'import': {
+      const file = str('file');
+      return { command: 'import', org: str('org'), file, ...importFileFormat(file, values.format === undefined ? undefined : str('format')) };
+    }
     case 'contact erase':
       // Any value: erasure removes the address wherever it was stored, valid or not.
       return { command: 'contact erase', org: str('org'), email: normalizeEmail(str('email')) };
@@ -233,6 +241,26 @@ function parseFieldCreate(
   );
   if (!checked.ok) throw new AdminArgumentError(`field create: ${checked.message}`);
   return { command: 'field create', org: str('org'), ...checked.value };
+}
+
+export type ImportFileFormat = 'ndjson' | 'csv';
+
+/**
+ * `import`'s format and encoding: `--format` when given, else the file name's extension (.csv;
+ * .ndjson or .jsonl), after a `.gz` that says the file is gzip.
+ */
+export function importFileFormat(file: string, format: string | undefined): { format: ImportFileFormat; gzip: boolean } {
+  const gzip = /\.gz$/i.test(file);
+  if (format !== undefined) {
+    if (format !== 'csv' && format !== 'ndjson') throw new AdminArgumentError(`import: --format must be csv or ndjson, got ${JSON.stringify(format)}`);
+    return { format, gzip };
+  }
+  const extension = /\.([^./\\]+)$/.exec(file.replace(/\.gz$/i, ''))?.[1]?.toLowerCase();
+  if (extension === 'csv') return { format: 'csv', gzip };
+  if (extension === 'ndjson' || extension === 'jsonl') return { format: 'ndjson', gzip };
+  throw new AdminArgumentError(
+    `import: cannot tell the format of ${JSON.stringify(file)} from its name (.csv, .ndjson or .jsonl, optionally .gz): give --format csv or --format ndjson`,
+  );
 }
 
 /** How `field create` names its inputs in messages. */

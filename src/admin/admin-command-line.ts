@@ -17,6 +17,8 @@ export interface AdminIo {
   out(text: string): void;
   err(text: string): void;
   env: NodeJS.ProcessEnv;
+  /** stderr is a terminal: `import` draws its progress bar there. */
+  terminal?: boolean;
 }
 
 /** Runs one command and resolves with its exit code; never rejects. */
@@ -80,7 +82,16 @@ async function execute(argv: string[], io: AdminIo): Promise<number> {
     });
     try {
       let result: Record<string, unknown>;
-      if (command.command === 'export') {
+      if (command.command === 'import') {
+        // eslint-disable-next-line @typescript-eslint/no-require-imports
+        const { runImportCommand } = require('./import.command') as typeof import('./import.command');
+        const view = await runImportCommand(prisma, database.url, config, command, { err: io.err, progress: io.terminal === true });
+        io.out(`${JSON.stringify(view)}\n`);
+        if (view.status === 'completed') return 0;
+        // Printed all the same; the exit code and one line on stderr tell a script it did not complete.
+        io.err(`import: the import ended ${view.status}${view.error ? ` (${view.error.code}: ${view.error.message})` : ''}\n`);
+        return 1;
+      } else if (command.command === 'export') {
         // eslint-disable-next-line @typescript-eslint/no-require-imports
         const { runExportCommand } = require('./export.command') as typeof import('./export.command');
         result = await runExportCommand(prisma, database.url, config, command);

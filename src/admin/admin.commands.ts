@@ -57,8 +57,9 @@ export async function executeAdminCommand(
 ): Promise<Record<string, unknown>> {
   switch (command.command) {
     case 'export':
-      // It streams through a connection of its own: admin-command-line.ts runs it (export.command.ts).
-      throw new Error('export runs from the command line only');
+    case 'import':
+      // They stream through connections of their own: admin-command-line.ts runs them (export.command.ts, import.command.ts).
+      throw new Error(`${command.command} runs from the command line only`);
     case 'org list': {
       const rows = await prisma.organization.findMany({ orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] });
       return { organizations: rows.map((o) => ({ id: o.id, name: o.name, createdAt: o.createdAt.toISOString() })) };

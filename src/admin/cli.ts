@@ -13,6 +13,7 @@ void runAdminCommandLine(process.argv.slice(2), {
   out: (text) => process.stdout.write(text),
   err: (text) => process.stderr.write(text),
   env: process.env,
+  terminal: process.stderr.isTTY,
 }).then((code) => {
   process.exitCode = code;
 });

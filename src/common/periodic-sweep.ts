@@ -1,4 +1,4 @@
-import type { Logger } from '@nestjs/common';
+import type { LoggerService } from '@nestjs/common';
 
 /** The usual delay of the first sweep after boot: soon, but after the start's own load has passed. */
 export const FIRST_SWEEP_AFTER_MS = 60 * 1000;
@@ -12,7 +12,7 @@ export interface PeriodicSweepOptions<T> {
    * an instance (FIRST_SWEEP_AFTER_MS unless there is a reason for another delay).
    */
   firstAfterMs: number;
-  logger: Logger;
+  logger: Pick<LoggerService, 'warn'>;
   /** Start of the one-line warning a failed sweep logs, e.g. "Sweeping expired events failed". */
   failureMessage: string;
   /** What a failed sweep resolves to. */

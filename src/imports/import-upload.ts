@@ -49,8 +49,9 @@ export function uploadFormat(req: Request, maxBytes: number): ImportFormat {
   return format;
 }
 
-function decoder(req: Request): Transform | undefined {
-  const encoding = (req.headers['content-encoding'] ?? 'identity').trim().toLowerCase();
+/** The decoder of a Content-Encoding (section 1's gzip, deflate, br), or none for identity. */
+function decoder(contentEncoding: string | undefined): Transform | undefined {
+  const encoding = (contentEncoding ?? 'identity').trim().toLowerCase();
   switch (encoding) {
     case 'identity':
     case '':
@@ -105,17 +106,27 @@ class Metered extends Transform {
   }
 }
 
-/** The request body, decoded and metered; a failed decoder or an aborted upload errors the stream. */
-export function uploadStream(req: Request, limits: UploadLimits): Readable {
+/**
+ * A file's bytes (`Content-Encoding` undone), decoded and metered; a failed decoder errors the
+ * stream. The upload's body, or a file the admin command line reads.
+ */
+export function fileStream(source: Readable, contentEncoding: string | undefined, limits: UploadLimits): Readable {
   const metered = new Metered(limits.maxBytes, limits.idleTimeoutMs);
-  const decode = decoder(req);
+  const decode = decoder(contentEncoding);
   const onError = (): void => undefined; // the error reaches the consumer through `metered`
   if (decode) {
-    pipeline(req, decode, metered, onError);
+    // Before pipeline's own listener, which would end `metered` with the decoder's error.
     decode.on('error', () => metered.destroy(invalidRequest('The body could not be decoded')));
+    pipeline(source, decode, metered, onError);
   } else {
-    pipeline(req, metered, onError);
+    pipeline(source, metered, onError);
   }
+  return metered;
+}
+
+/** The request body as fileStream reads it; an aborted upload errors the stream. */
+export function uploadStream(req: Request, limits: UploadLimits): Readable {
+  const metered = fileStream(req, req.headers['content-encoding'], limits);
   req.on('aborted', () => metered.destroy(invalidRequest('The file was not sent completely')));
   return metered;
 }
@@ -209,8 +220,10 @@ export function uploadRows(importId: string, format: ImportFormat, body: Readabl
   async function* csv(): AsyncGenerator<UploadedRow> {
     // csv-parse decodes UTF-8 itself (bytes that are not UTF-8 become U+FFFD): a cell holding
     // U+FFFD is taken as bytes that were not UTF-8.
-    const parser = body.pipe(parseCsv({ bom: true, relax_column_count: true, skip_empty_lines: true }));
-    body.on('error', (error) => parser.destroy(error));
+    // pipeline, not pipe: an error of the body, also one from before the rows are first read
+    // (a body that cannot be decoded), ends the parser with it.
+    const parser = parseCsv({ bom: true, relax_column_count: true, skip_empty_lines: true });
+    pipeline(body, parser, () => undefined);
     let header: ReturnType<typeof readCsvHeader> | undefined;
     try {
       for await (const record of parser as AsyncIterable<string[]>) {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
-import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
+import { Inject, Injectable, Logger, type LoggerService, type OnApplicationBootstrap, type OnModuleDestroy, Optional } from '@nestjs/common';
 import { FIRST_SWEEP_AFTER_MS, PeriodicSweep } from '../common/periodic-sweep';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
 import type { ContactInput } from '../contacts/contact-input.shape';
@@ -37,6 +37,9 @@ const MAX_CHUNK_FAILURES = 5;
 /** Imports deleted per retention statement. */
 const SWEEP_CHUNK = 100;
 
+/** Where a worker made outside the app logs (the admin command line: stderr); the app's Logger otherwise. */
+export const IMPORTS_LOGGER = Symbol('IMPORTS_LOGGER');
+
 type ChunkOutcome = 'more' | 'done' | 'stopped';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -53,7 +56,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  */
 @Injectable()
 export class ImportWorker implements OnApplicationBootstrap, OnModuleDestroy {
-  private readonly logger = new Logger('Imports');
+  private readonly logger: LoggerService;
   private readonly owner = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
   private readonly active = new Map<string, Promise<void>>();
   private stopping = false;
@@ -67,7 +70,9 @@ export class ImportWorker implements OnApplicationBootstrap, OnModuleDestroy {
     private readonly pipeline: ContactsPipelineService,
     private readonly secrets: ErasureSecrets,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Optional() @Inject(IMPORTS_LOGGER) logger?: LoggerService,
   ) {
+    this.logger = logger ?? new Logger('Imports');
     this.sweep = new PeriodicSweep({
       everyMs: 60 * 60 * 1000,
       firstAfterMs: FIRST_SWEEP_AFTER_MS,
@@ -103,6 +108,18 @@ export class ImportWorker implements OnApplicationBootstrap, OnModuleDestroy {
     });
   }
 
+  /**
+   * Runs import `id` in this process, to its end, if it may run now: queued and next of its
+   * organization under IMPORT_CONCURRENCY, or running with an ended lease. False when it may not
+   * (another instance holds it, it waits its turn, or it ended). The admin command line's `import`.
+   */
+  async processOne(id: string): Promise<boolean> {
+    const [claimed] = await this.database.run(CLAIM_IMPORT, [this.owner, this.config.IMPORT_LEASE_SECONDS, this.config.IMPORT_CONCURRENCY, id]);
+    if (!claimed) return false;
+    await this.runImport(claimed);
+    return true;
+  }
+
   /** Retention: imports that ended IMPORT_RETENTION_DAYS ago, with their rows. Returns how many went. */
   async deleteExpired(): Promise<number> {
     let total = 0;
@@ -116,7 +133,7 @@ export class ImportWorker implements OnApplicationBootstrap, OnModuleDestroy {
   private async fill(): Promise<void> {
     try {
       while (!this.stopping && this.active.size < IMPORTS_PER_INSTANCE) {
-        const [claimed] = await this.database.run(CLAIM_IMPORT, [this.owner, this.config.IMPORT_LEASE_SECONDS, this.config.IMPORT_CONCURRENCY]);
+        const [claimed] = await this.database.run(CLAIM_IMPORT, [this.owner, this.config.IMPORT_LEASE_SECONDS, this.config.IMPORT_CONCURRENCY, null]);
         if (!claimed) return;
         const id = claimed.id;
         this.active.set(

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { Readable } from 'node:stream';
 import { Inject, Injectable } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
@@ -58,15 +59,24 @@ export class ImportsService {
    * the answer: every row is stored durably, or (any request-level error) nothing is.
    */
   async upload(req: Request, request: UploadRequest): Promise<ImportView> {
-    const fields = request.format === 'csv' ? await this.fields.findByKey(request.organizationId) : new Map();
-    const id = `imp_${randomUUID().replace(/-/g, '')}`;
-    const body = uploadStream(req, {
-      maxBytes: this.config.IMPORT_MAX_BYTES,
-      maxRows: this.config.IMPORT_MAX_ROWS,
-      idleTimeoutMs: this.config.BODY_TIMEOUT_MS,
-    });
+    const body = uploadStream(req, this.uploadLimits());
     if (/100-continue/i.test(req.headers.expect ?? '')) req.res?.writeContinue();
+    return this.store(body, request);
+  }
+
+  /** The limits of one file: IMPORT_MAX_BYTES, IMPORT_MAX_ROWS and the body's idle timeout. */
+  uploadLimits() {
+    return { maxBytes: this.config.IMPORT_MAX_BYTES, maxRows: this.config.IMPORT_MAX_ROWS, idleTimeoutMs: this.config.BODY_TIMEOUT_MS };
+  }
+
+  /**
+   * Stores a file's decoded bytes (upload's body, or fileStream of a file the admin command line
+   * reads) as a new import; destroys `body` when done.
+   */
+  async store(body: Readable, request: UploadRequest): Promise<ImportView> {
+    const id = `imp_${randomUUID().replace(/-/g, '')}`;
     try {
+      const fields = request.format === 'csv' ? await this.fields.findByKey(request.organizationId) : new Map();
       const row = await this.database.transaction(async (tx) => {
         await runIn(tx, NO_STATEMENT_TIMEOUT, []);
         const source = uploadRows(id, request.format, body, this.config.IMPORT_MAX_ROWS, fields);

@@ -85,17 +85,19 @@ export const SEAL_IMPORT = defineStatement<ImportRow>({
  * lease ended (its instance died), or the oldest queued import of an organization with fewer
  * than $3 running (so each organization's imports start in creation order, and one organization's
  * running imports never hold up another's). SKIP LOCKED: an import another instance is taking or
- * working on (its chunk holds the row) is left to it.
+ * working on (its chunk holds the row) is left to it. $4: only that import (the admin command
+ * line processes its own), or null for any.
  */
 export const CLAIM_IMPORT = defineStatement<ImportRow>({
   name: 'imports.claim',
   text: `WITH candidate AS (
         SELECT c.id FROM imports c
-        WHERE (c.status = 'running' AND c.lease_expires_at < now())
+        WHERE ($4::text IS NULL OR c.id = $4::text)
+          AND ((c.status = 'running' AND c.lease_expires_at < now())
            OR (c.status = 'queued'
                AND NOT EXISTS (SELECT 1 FROM imports o WHERE o.organization_id = c.organization_id AND o.status = 'queued'
                                AND (o.created_at, o.id) < (c.created_at, c.id))
-               AND (SELECT count(*) FROM imports r WHERE r.organization_id = c.organization_id AND r.status = 'running') < $3::int)
+               AND (SELECT count(*) FROM imports r WHERE r.organization_id = c.organization_id AND r.status = 'running') < $3::int))
         ORDER BY c.created_at, c.id
         LIMIT 1
         FOR UPDATE SKIP LOCKED
@@ -105,7 +107,7 @@ export const CLAIM_IMPORT = defineStatement<ImportRow>({
       FROM candidate WHERE i.id = candidate.id
       RETURNING ${IMPORT_COLUMNS}`,
   columns: IMPORT_KEYS,
-  sample: () => ['sample', 1, 0],
+  sample: () => ['sample', 1, 0, null],
 });
 
 /**
