@@ -222,7 +222,8 @@ export function uploadRows(importId: string, format: ImportFormat, body: Readabl
     // U+FFFD is taken as bytes that were not UTF-8.
     // pipeline, not pipe: an error of the body, also one from before the rows are first read
     // (a body that cannot be decoded), ends the parser with it.
-    const parser = parseCsv({ bom: true, relax_column_count: true, skip_empty_lines: true });
+    // Records end in LF or CRLF, both in one file (not only the kind the first record ends in).
+    const parser = parseCsv({ bom: true, relax_column_count: true, skip_empty_lines: true, record_delimiter: ['\r\n', '\n'] });
     pipeline(body, parser, () => undefined);
     let header: ReturnType<typeof readCsvHeader> | undefined;
     try {

@@ -63,10 +63,10 @@ describe('Imports (contract 17)', () => {
     expect(bad.status).toBe(400);
   });
 
-  it('takes gzip and CSV (typed cells, empty cells not given) and refuses a bad header naming the column', async () => {
+  it('takes gzip and CSV (typed cells, empty cells not given, LF and CRLF in one file) and refuses a bad header naming the column', async () => {
     await org.field('score', 'number');
     const a = uniqueEmail();
-    const csv = `\uFEFFemail,listIds,firstName,score,suppressed\r\n${a},${list};;,Ann,12.5,\r\n\r\n${uniqueEmail()},${list},,abc,\r\n`;
+    const csv = `\uFEFFemail,listIds,suppressed,firstName,score\r\n${a},${list};;,,Ann,12.5\n\r\n${uniqueEmail()},${list},,,abc\r\n`;
     const { status, body } = await upload(org, csv, { contentType: 'text/csv; charset=utf-8', gzip: true });
     expect(status).toBe(202);
     expect(body.import).toMatchObject({ format: 'csv', rows: 2 });
