@@ -24,7 +24,6 @@ module.exports = {
   'test/faults/listing-removal-faults.e2e-spec.ts': 'requests stuck on a lock end at the lock time-out',
   'test/faults/prisma-faults.e2e-spec.ts': 'every request answered within REQUEST_BOUND_MS',
   'test/http-body/oversized-upload.e2e-spec.ts': 'lingering close of oversized uploads: drain a bounded amount for a bounded time',
-  'test/ops/horizontal.e2e-spec.ts': 'three instances under load: exact limits in a window, a rolling deploy mid-load',
   'test/ops/readiness-under-load.e2e-spec.ts': 'readiness sampled while the service is saturated: 0 false 503s',
   'test/ops/shutdown.e2e-spec.ts': 'SIGTERM: sockets closed in < 3 s, exit within 2 s',
   'test/rate-limit/ip-rate-limit.e2e-spec.ts': 'a sliding 3-second window must not pass during the test',
