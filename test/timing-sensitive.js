@@ -18,7 +18,6 @@ module.exports = {
   'src/rate-limit/failover.store.spec.ts': 'a slow shared store is bypassed in < 500 ms',
   'test/contacts/lock-wait.e2e-spec.ts': 'a lock wait ends by lock_timeout in < 3 s',
   'test/contract/key-expiry.e2e-spec.ts': 'a key expiring 1.5 s after it is made must answer 200 before then',
-  'test/database/pending-migrations.e2e-spec.ts': 'the refusal comes in < 1 s',
   'test/faults/database-faults.e2e-spec.ts': 'every request answered within REQUEST_BOUND_MS, connect time-out bounds',
   'test/faults/lists-fields-faults.e2e-spec.ts': 'answers within CONNECT_TIMEOUT_MS + 4 s with the database gone',
   'test/faults/listing-removal-faults.e2e-spec.ts': 'requests stuck on a lock end at the lock time-out',
