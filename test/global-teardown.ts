@@ -1,6 +1,7 @@
 import { rmSync } from 'node:fs';
 import { Client } from 'pg';
 import { builtMarkerOf } from './utils/built';
+import { faultsClusterOf } from './faults/fault-database';
 
 export default async function globalTeardown(): Promise<void> {
   const serverUrl = process.env.TEST_PG_SERVER_URL;
@@ -8,6 +9,7 @@ export default async function globalTeardown(): Promise<void> {
   if (template) {
     rmSync(builtMarkerOf(template), { force: true });
     rmSync(`${builtMarkerOf(template)}.lock`, { recursive: true, force: true }); // left by a worker killed mid-build
+    rmSync(faultsClusterOf(template), { recursive: true, force: true });
   }
   const embedded = (globalThis as { __embeddedPostgres__?: { stop(): Promise<void> } }).__embeddedPostgres__;
   if (embedded) {

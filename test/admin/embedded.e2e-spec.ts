@@ -1,11 +1,13 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { jsonOf, runAdmin } from './run-admin';
 import { freePort, isListening } from '../utils/net';
 import { PROJECT_ROOT } from '../../src/database/project-root';
 import { ensureBuilt } from '../utils/built';
+import { failedStart } from '../utils/run-service';
 
 /**
  * Without DATABASE_URL (docs/api.md#running-and-administration): the service's first start seeds demo data and
@@ -95,10 +97,23 @@ describe('embedded database: service start, demo data and admin commands', () =>
     return { status: res.status, names: res.ok ? ((await res.json()) as { lists: Array<{ name: string }> }).lists.map((l) => l.name) : [] };
   };
 
-  it('first start: demo data, key and a curl line that works; admin reuses the running server', async () => {
+  it('a first start on a taken port is one line naming PORT and creates no demo data', async () => {
+    const blocker = net.createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+    const { port } = blocker.address() as net.AddressInfo;
+    try {
+      expect(await failedStart({ ...env, PORT: String(port) })).toMatch(new RegExp(`port ${port} is already in use.*set PORT`));
+    } finally {
+      blocker.close();
+    }
+  }, 180_000);
+
+  it('first start: demo data, key and a curl line that works; admin reuses the running server; a second instance is one line', async () => {
     startService();
     const banner = await waitForOutput(/API key \(shown only now\): (csk_\S+)[\s\S]*?(curl -s http\S+\/api\/v2\/lists .*)\n[\s\S]*?curl -s -X POST .*\n/);
     const [, key, curlLine] = banner;
+    // The banner is the last thing printed.
+    expect(service!.output().trimEnd().split('\n').at(-1)).toMatch(/curl -s -X POST/);
     const orgId = /organization ([0-9a-f-]{36})/.exec(service!.output())![1];
 
     // The printed GET line, run as printed.
@@ -112,6 +127,11 @@ describe('embedded database: service start, demo data and admin commands', () =>
     const created = jsonOf(await runAdmin(['key', 'create', '--org', orgId], env));
     expect(await lists(String(created.key))).toMatchObject({ status: 200 });
     expect(await isListening(pgPort)).toBe(true);
+
+    // Another service on the same data folder: one line, not "undefined".
+    const second = await failedStart({ ...env, EMBEDDED_PG_PORT: String(await freePort()), PORT: String(await freePort()) });
+    expect(second).toMatch(/another server already runs on the data folder .*EMBEDDED_PG_DIR/);
+    expect(await lists(key)).toMatchObject({ status: 200 }); // the running service is unharmed
     await stopService();
 
     // The service is stopped: the admin command starts the server, works, and stops it again.

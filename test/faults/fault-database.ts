@@ -1,5 +1,5 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Client } from 'pg';
@@ -9,8 +9,9 @@ import { freePort } from '../utils/net';
 
 /**
  * A PostgreSQL server owned by one test file (embedded, its own port and folder), so the test can
- * stop it, start it again and terminate its backends without disturbing any other test. The
- * schema is the migrations' SQL applied in order (what `prisma migrate deploy` runs).
+ * stop it, start it again and terminate its backends without disturbing any other test. Its data
+ * folder is a copy of one stopped cluster per test run (FaultDatabase.cluster) whose `faults` database has
+ * the migrations' SQL applied in order (what `prisma migrate deploy` runs).
  */
 export class FaultDatabase {
   private child?: ChildProcess;
@@ -23,25 +24,56 @@ export class FaultDatabase {
   ) {}
 
   static async start(): Promise<FaultDatabase> {
-    const parent = mkdtempSync(path.join(os.tmpdir(), 'contact-sync-faults-'));
+    const cluster = await FaultDatabase.cluster();
+    const db = await FaultDatabase.inNewFolder();
+    try {
+      execFileSync('cp', ['-a', cluster, db.dataDir]); // -a: PostgreSQL's user keeps owning it (as root)
+      await db.startServer();
+    } catch (error) {
+      await db.destroy(); // no server or folder left behind
+      throw error;
+    }
+    return db;
+  }
+
+  /** A server-to-be on a free port, its data folder `pg` in a new folder PostgreSQL's user can enter. */
+  private static async inNewFolder(parent = mkdtempSync(path.join(os.tmpdir(), 'contact-sync-faults-'))): Promise<FaultDatabase> {
     chmodSync(parent, 0o755); // as root, PostgreSQL runs as its own user and must reach the folder
     const port = await freePort();
     const serverUrl = `postgresql://postgres:postgres@127.0.0.1:${port}/postgres`;
-    const db = new FaultDatabase(path.join(parent, 'pg'), port, databaseUrlOn(serverUrl, 'faults'), serverUrl);
+    return new FaultDatabase(path.join(parent, 'pg'), port, databaseUrlOn(serverUrl, 'faults'), serverUrl);
+  }
+
+  /**
+   * The stopped cluster every FaultDatabase of this test run copies: made by the first file that
+   * needs it (initdb and the migrations are the slow part of a start). Files that get here at once
+   * each make one in a folder of their own; the first renamed into place is kept, the others are
+   * removed. test/global-teardown.ts removes it.
+   */
+  static async cluster(): Promise<string> {
+    const kept = faultsClusterOf(process.env.TEST_PG_TEMPLATE ?? `pid-${process.pid}`);
+    if (existsSync(path.join(kept, 'PG_VERSION'))) return kept;
+    const parent = mkdtempSync(`${kept}.partial-`);
+    const db = await FaultDatabase.inNewFolder(parent);
     try {
       await db.startServer();
-      await ensureDatabase(serverUrl, 'faults');
+      await ensureDatabase(db.serverUrl, 'faults');
       await db.withClient(async (client) => {
         const folder = path.join(PROJECT_ROOT, 'prisma', 'migrations');
         for (const name of readdirSync(folder).filter((entry) => /^\d/.test(entry)).sort()) {
           await client.query(readFileSync(path.join(folder, name, 'migration.sql'), 'utf8'));
         }
       });
-    } catch (error) {
-      await db.destroy(); // no server or folder left behind
-      throw error;
+      await db.exit();
+      try {
+        renameSync(db.dataDir, kept);
+      } catch (error) {
+        if (!existsSync(path.join(kept, 'PG_VERSION'))) throw error; // else another file's is in place
+      }
+    } finally {
+      await db.destroy();
     }
-    return db;
+    return kept;
   }
 
   async startServer(): Promise<void> {
@@ -110,12 +142,17 @@ export class FaultDatabase {
     }
   }
 
-  async destroy(): Promise<void> {
+  /** Stops the server (cleanly: its folder can be copied) and ends its process. */
+  private async exit(): Promise<void> {
     if (this.child && this.child.exitCode === null) {
       const exited = new Promise((resolve) => this.child?.once('exit', resolve));
       this.child.stdin?.write('exit\n');
       await exited;
     }
+  }
+
+  async destroy(): Promise<void> {
+    await this.exit();
     rmSync(path.dirname(this.dataDir), { recursive: true, force: true });
   }
 }
@@ -142,4 +179,9 @@ export async function terminateLockWaiters(holder: Client, timeoutMs: number): P
     if (Date.now() > deadline) return 0;
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
+}
+
+/** Where a test run keeps the cluster FaultDatabase copies (`template`: the run's template database). */
+export function faultsClusterOf(template: string): string {
+  return path.join(os.tmpdir(), `contact-sync-faults-cluster-${template}`);
 }

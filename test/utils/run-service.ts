@@ -43,6 +43,25 @@ export function startService(env: Record<string, string | undefined>, options: {
   return { child, stdout: () => out, stderr: () => err, output: () => both, exit, exited: exit.then(({ code }) => code) };
 }
 
+/**
+ * A start that must fail (issue #10): exit code 1 and exactly one line on stderr, a JSON line in
+ * pino's format whose msg is one sentence for the operator, no stack frame. Resolves with the msg.
+ */
+export async function failedStart(env: Record<string, string | undefined>): Promise<string> {
+  const service = startService({ HOST: '127.0.0.1', LOG_LEVEL: 'warn', REDIS_URL: undefined, ...env });
+  const code = await service.exited;
+  expect({ code, stderr: service.stderr() }).toEqual({ code: 1, stderr: expect.any(String) });
+  const lines = service.stderr().trimEnd().split('\n');
+  expect(lines).toHaveLength(1);
+  const line = JSON.parse(lines[0]) as Record<string, unknown>;
+  expect(line).toEqual({ level: 60, time: expect.any(Number), pid: service.child.pid, hostname: expect.any(String), context: 'Main', msg: expect.any(String) });
+  const msg = line.msg as string;
+  expect(msg).toMatch(/^Contact Sync cannot start: /);
+  expect(msg).not.toMatch(/\bat .+:\d+:\d+/); // no stack frame
+  expect(msg).not.toContain('\n');
+  return msg;
+}
+
 /** The production process with the settings the shutdown and log tests run it with. */
 export function startBuiltService(env: Record<string, string>): ServiceProcess {
   return startService({ LOG_LEVEL: 'info', MIGRATE_ON_START: 'false', HOST: '127.0.0.1', ...env });
