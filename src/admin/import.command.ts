@@ -73,7 +73,7 @@ export async function runImportCommand(
   const fields = new CustomFieldsRepository(prisma, database, new EventsRepository(database));
   const imports = new ImportsService(database, fields, config);
   const secrets = new ErasureSecrets(prisma);
-  const pipeline = new ContactsPipelineService(database, new ContactsRepository(prisma), new MetricsService(), secrets);
+  const pipeline = new ContactsPipelineService(database, new ContactsRepository(database), new MetricsService(), secrets);
   const worker = new ImportWorker(database, fields, pipeline, secrets, config, stderrLogger(io));
   const bar = io.progress ? new ProgressBar(io.err) : undefined;
   try {

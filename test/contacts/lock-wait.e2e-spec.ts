@@ -2,7 +2,7 @@ import { ContactsRepository } from '../../src/contacts/contacts.repository';
 import { Database } from '../../src/database/database';
 import { RequestError } from '../../src/errors/request-error';
 import { MetricsService } from '../../src/metrics/metrics.service';
-import { createOrgWith } from '../utils/fixtures';
+import { createOrgWith, holdEmailLock } from '../utils/fixtures';
 import { createTestApp, type TestApp } from '../utils/test-app';
 
 /**
@@ -24,25 +24,7 @@ describe('lock waits past DB_LOCK_TIMEOUT_MS', () => {
   });
   afterAll(() => t?.close());
 
-  /** A transaction that takes the email's lock and keeps it until `release` is called. */
-  async function holdLock(organizationId: string, email: string): Promise<{ release: () => Promise<void> }> {
-    let release!: () => void;
-    const released = new Promise<void>((resolve) => (release = resolve));
-    let locked!: () => void;
-    const isLocked = new Promise<void>((resolve) => (locked = resolve));
-    const holder = database.transaction(async (tx) => {
-      await contacts.lockEmails(tx, organizationId, [email]);
-      locked();
-      await released;
-    });
-    await isLocked;
-    return {
-      release: async () => {
-        release();
-        await holder;
-      },
-    };
-  }
+  const holdLock = (organizationId: string, email: string) => holdEmailLock(t.app, organizationId, email);
 
   it('two transactions on one email: the waiting one fails after the lock timeout with the "being changed" 503, not "the database cannot serve"', async () => {
     const org = await createOrgWith(t.prisma, { lists: ['Main'] });

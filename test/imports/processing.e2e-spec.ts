@@ -1,7 +1,7 @@
 import { gzipSync } from 'node:zlib';
-import { ContactsRepository } from '../../src/contacts/contacts.repository';
 import { Database } from '../../src/database/database';
 import { Org, bootApp, uniqueEmail } from '../contract/helpers';
+import { holdEmailLock } from '../utils/fixtures';
 import { ROOM_FOR_LOAD } from '../utils/test-app';
 import { waitUntil } from '../utils/run-service';
 import { finished, getImport, ndjson, results, upload } from './import-helpers';
@@ -19,27 +19,7 @@ describe('imports processed (contract 17): queue order, cancel while running, fa
   // Lock waits and the held transaction last as long as a test needs (the defaults would end them).
   const app = bootApp({ ...ROOM_FOR_LOAD, IMPORT_CHUNK_ROWS: '2', DB_IDLE_IN_TRANSACTION_TIMEOUT_MS: '60000' });
 
-  /** A transaction that holds the per-email lock of `email` (ContactsRepository.lockEmails) until released. */
-  async function holdEmail(organizationId: string, email: string): Promise<{ release: () => Promise<void> }> {
-    const database = app.t.app.get(Database);
-    const contacts = app.t.app.get(ContactsRepository);
-    let release!: () => void;
-    const released = new Promise<void>((resolve) => (release = resolve));
-    let locked!: () => void;
-    const isLocked = new Promise<void>((resolve) => (locked = resolve));
-    const holder = database.transaction(async (tx) => {
-      await contacts.lockEmails(tx, organizationId, [email]);
-      locked();
-      await released;
-    });
-    await isLocked;
-    return {
-      release: async () => {
-        release();
-        await holder;
-      },
-    };
-  }
+  const holdEmail = (organizationId: string, email: string) => holdEmailLock(app.t.app, organizationId, email);
 
   /** Backends of this test's database waiting for a lock while running a statement that contains `sql`. */
   async function waitingOn(sql: string): Promise<number> {

@@ -1,5 +1,8 @@
 import { PrismaPg } from '@prisma/adapter-pg';
 import type { Client } from 'pg';
+import type { INestApplication } from '@nestjs/common';
+import { ContactsRepository } from '../../src/contacts/contacts.repository';
+import { Database } from '../../src/database/database';
 import { generateApiKey } from '../../src/auth/api-key';
 import { type Scope, toPrismaScope } from '../../src/auth/scope-names';
 import { PrismaClient, type CustomFieldType, type SuppressionReason } from '../../src/generated/prisma/client';
@@ -101,4 +104,29 @@ export async function insertContactEvents(pg: Pick<Client, 'query'>, orgId: stri
      FROM (SELECT g, gen_random_uuid() AS id FROM generate_series($2::int, $3::int) g) u`,
     [orgId, from, to, prefix],
   );
+}
+
+/**
+ * A transaction of `app` that holds the per-email lock of `email` (ContactsRepository.lockEmails,
+ * what every write of that address takes first) until `release` is called.
+ */
+export async function holdEmailLock(app: INestApplication, organizationId: string, email: string): Promise<{ release: () => Promise<void> }> {
+  const database = app.get(Database);
+  const contacts = app.get(ContactsRepository);
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  let locked!: () => void;
+  const isLocked = new Promise<void>((resolve) => (locked = resolve));
+  const holder = database.transaction(async (tx) => {
+    await contacts.lockEmails(tx, organizationId, [email]);
+    locked();
+    await released;
+  });
+  await isLocked;
+  return {
+    release: async () => {
+      release();
+      await holder;
+    },
+  };
 }
