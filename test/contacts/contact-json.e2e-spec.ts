@@ -2,7 +2,7 @@ import { renderContact } from '../../src/contacts/contact-results';
 import { type ContactRow, toStoredContact } from '../../src/contacts/contacts.repository';
 import { CONTACT_COLUMNS, contactJsonPart } from '../../src/contacts/contacts.statements';
 import { Database } from '../../src/database/database';
-import { Org } from '../contract/helpers';
+import { AWKWARD_FIELDS, Org } from '../contract/helpers';
 import { useTestApp } from '../utils/test-app';
 
 /**
@@ -29,16 +29,7 @@ describe('contactJsonPart and renderContact', () => {
   }
 
   async function variedOrg() {
-    const { org, list } = await Org.withList(app.t, [
-      { key: 'note', type: 'text' },
-      { key: 'score', type: 'number' },
-      { key: 'ratio', type: 'number' },
-      { key: 'vip', type: 'boolean' },
-      { key: 'born', type: 'date' },
-      { key: 'tier', type: 'select', options: ['gold', 'silver "2"'] },
-      { key: 'z', type: 'text' },
-      { key: 'a_longer_key_name', type: 'text' },
-    ]);
+    const { org, list } = await Org.withList(app.t, AWKWARD_FIELDS);
     const lists = [list, ...(await org.lists(11))];
     const awkward = {
       firstName: 'say "hi", then: {go}',

@@ -1,7 +1,7 @@
 import { Database } from '../../src/database/database';
 import { StatementRegistry } from '../../src/database/statements';
 import { LISTING_PAGE, LISTING_STATEMENTS, listingStatement, listingValues } from '../../src/contacts/listing/listing.statements';
-import { Org, type StoredContact } from '../contract/helpers';
+import { AWKWARD_FIELDS, Org, type StoredContact } from '../contract/helpers';
 import { ROOM_FOR_LOAD, useTestApp } from '../utils/test-app';
 
 /**
@@ -27,16 +27,7 @@ describe('GET /api/v2/contacts: the page as sent', () => {
   }
 
   async function awkwardOrg(numbers: { score: number; ratio: number }) {
-    const { org, list } = await Org.withList(app.t, [
-      { key: 'note', type: 'text' },
-      { key: 'score', type: 'number' },
-      { key: 'ratio', type: 'number' },
-      { key: 'vip', type: 'boolean' },
-      { key: 'born', type: 'date' },
-      { key: 'tier', type: 'select', options: ['gold', 'silver "2"'] },
-      { key: 'z', type: 'text' },
-      { key: 'a_longer_key_name', type: 'text' },
-    ]);
+    const { org, list } = await Org.withList(app.t, AWKWARD_FIELDS);
     const second = await org.list('Second');
     const third = await org.list('Third');
     const emails = ["o'neil+tag@example.com", 'plain@example.com', 'x.y_z-1@example.com', 'zz@example.com'];

@@ -53,6 +53,21 @@ export type FieldType = CustomFieldType;
 export type Reason = SuppressionReason;
 
 let counter = 0;
+/**
+ * Custom fields of every type, with keys out of order and quotes in a select option: what the tests
+ * of a contact's rendering (JSON text, listing pages) store their awkward values in.
+ */
+export const AWKWARD_FIELDS: CustomFieldSpec[] = [
+  { key: 'note', type: 'text' },
+  { key: 'score', type: 'number' },
+  { key: 'ratio', type: 'number' },
+  { key: 'vip', type: 'boolean' },
+  { key: 'born', type: 'date' },
+  { key: 'tier', type: 'select', options: ['gold', 'silver "2"'] },
+  { key: 'z', type: 'text' },
+  { key: 'a_longer_key_name', type: 'text' },
+];
+
 /** A fresh, valid, lower-case email. */
 export function uniqueEmail(prefix = 'user'): string {
   counter += 1;
