@@ -114,6 +114,8 @@ const envSchema = z.object({
   IMPORT_LEASE_SECONDS: positiveInt.default(30),
   /** Rows applied per transaction of an import. */
   IMPORT_CHUNK_ROWS: positiveInt.default(500),
+  /** Milliseconds a running import waits after each chunk, leaving the database and the CPU to other requests. */
+  IMPORT_CHUNK_PAUSE_MS: z.coerce.number({ message: 'must be a whole number' }).int('must be a whole number').min(0, 'must be 0 or more').default(0),
   /** false: this instance processes no imports (its API still takes and reports them). */
   IMPORT_PROCESSING: booleanString.default('true'),
 })
@@ -124,6 +126,14 @@ const envSchema = z.object({
         code: 'custom',
         path: ['DB_LOCK_TIMEOUT_MS'],
         message: `must be below DB_STATEMENT_TIMEOUT_MS (${config.DB_STATEMENT_TIMEOUT_MS})`,
+      });
+    }
+    // An import pausing past its lease would be taken over by another instance at every chunk.
+    if (config.IMPORT_CHUNK_PAUSE_MS >= config.IMPORT_LEASE_SECONDS * 1000) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['IMPORT_CHUNK_PAUSE_MS'],
+        message: `must be below IMPORT_LEASE_SECONDS (${config.IMPORT_LEASE_SECONDS} s)`,
       });
     }
   })

@@ -50,8 +50,9 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * LOCKED` and a lease (IMPORT_LEASE_SECONDS). Its rows are applied in file order, IMPORT_CHUNK_ROWS
  * to a transaction: the chunk's first statement renews the lease (and holds the import's row until
  * it commits), then the contacts pipeline's rules and writes run in the same transaction, the
- * rows' results are written and the import's progress and counts advance. A row is applied and
- * gets its result in one commit, or not at all: an instance that dies mid-chunk leaves nothing of
+ * rows' results are written and the import's progress and counts advance. Chunks run
+ * IMPORT_CHUNK_PAUSE_MS apart, so other requests get their share. A row is applied and gets its
+ * result in one commit, or not at all: an instance that dies mid-chunk leaves nothing of
  * it, and another (or the restarted one) takes the import over once its lease ended.
  */
 @Injectable()
@@ -160,6 +161,8 @@ export class ImportWorker implements OnApplicationBootstrap, OnModuleDestroy {
         const outcome = await this.database.transaction((tx) => this.chunk(tx, row, fields, hashEmail));
         if (outcome !== 'more') return;
         failures = 0;
+        // Between chunks the import holds nothing: other requests take the database and CPU meanwhile.
+        if (this.config.IMPORT_CHUNK_PAUSE_MS > 0) await sleep(this.config.IMPORT_CHUNK_PAUSE_MS);
       } catch (error) {
         failures++;
         // The CSV header names a field that no longer exists: the service cannot finish the import.
