@@ -131,22 +131,30 @@ export interface StoredImportRow {
   duplicateOf: number | null;
 }
 
-/** The next $3 rows of import $1 after row $2, in file order. */
+/**
+ * The next $3 rows of import $1 after row $2, in file order. An upload numbers its rows 1, 2, … with
+ * no gap, so they are rows $2 + 1 to $2 + $3: the range bounds the scan whatever the plan (a scan of
+ * every row after $2, sorted, would make an import's chunks cost the square of its rows).
+ */
 export const NEXT_ROWS = defineStatement<StoredImportRow>({
   name: 'imports.next-rows',
   text: `SELECT row, line, cells, problem, email, duplicate_of AS "duplicateOf"
-        FROM import_rows WHERE import_id = $1 AND row > $2 ORDER BY row LIMIT $3`,
+        FROM import_rows WHERE import_id = $1 AND row > $2 AND row <= $2 + $3 ORDER BY row LIMIT $3`,
   columns: ['row', 'line', 'cells', 'problem', 'email', 'duplicateOf'],
   sample: () => ['imp_none', 0, 1],
 });
 
-/** The results of a chunk: $2 row numbers, $3 statuses, $4 result texts. */
+/**
+ * The results of a chunk: $2 row numbers (ascending), $3 statuses, $4 result texts. The range of
+ * $2 bounds the rows any plan reads to the chunk's.
+ */
 export const WRITE_RESULTS = defineStatement<{ written: number }>({
   name: 'imports.write-results',
   text: `WITH w AS (
         UPDATE import_rows r SET status = u.status, result = u.result
         FROM unnest($2::int[], $3::text[], $4::text[]) AS u(row, status, result)
         WHERE r.import_id = $1 AND r.row = u.row AND r.status IS NULL
+          AND r.row BETWEEN $2[1] AND $2[cardinality($2)]
         RETURNING 1
       ) SELECT count(*)::int AS written FROM w`,
   columns: ['written'],
