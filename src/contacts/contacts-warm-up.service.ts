@@ -1,5 +1,6 @@
-import { Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
+import { APP_CONFIG, type AppConfig } from '../config/app-config';
 import { ContactsPipelineService } from './contacts-pipeline.service';
 
 /** Dry runs per pool connection: enough for V8 to optimize the hot functions. */
@@ -10,15 +11,20 @@ const JIT_ROUNDS = 20;
  * organization that does not exist, so the JavaScript of the POST path is optimized before the
  * first requests instead of under their load, so the first seconds after a deploy answer as fast
  * as the rest. The
- * database side (connections, registered statements) is warmed by the database layer.
+ * database side (connections, registered statements) is warmed by the database layer. WARM_UP=false
+ * skips both.
  */
 @Injectable()
 export class ContactsWarmUpService implements OnApplicationBootstrap {
   private readonly logger = new Logger('WarmUp');
 
-  constructor(private readonly pipeline: ContactsPipelineService) {}
+  constructor(
+    private readonly pipeline: ContactsPipelineService,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
 
   async onApplicationBootstrap(): Promise<void> {
+    if (!this.config.WARM_UP) return;
     const organizationId = `warm-up-${randomUUID()}`;
     try {
       for (let round = 0; round < JIT_ROUNDS; round++) {

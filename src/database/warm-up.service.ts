@@ -1,5 +1,6 @@
-import { Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import type { PoolClient } from 'pg';
+import { APP_CONFIG, type AppConfig } from '../config/app-config';
 import { Database } from './database';
 import { PrismaService } from './prisma.service';
 import { type AnyStatement, StatementRegistry } from './statements';
@@ -13,6 +14,7 @@ const INSERT_WARM_UP_ORGANIZATION = `INSERT INTO organizations (name) VALUES ('w
  * its sample values, inside a transaction that is rolled back. The first requests then find the
  * connections open and the hot statements parsed. Prisma Client's first query (its query
  * compiler and adapter) is paid here too. Knows no feature module: the registry lists what to run.
+ * WARM_UP=false skips it.
  */
 @Injectable()
 export class WarmUpService implements OnApplicationBootstrap {
@@ -22,9 +24,11 @@ export class WarmUpService implements OnApplicationBootstrap {
     private readonly database: Database,
     private readonly prisma: PrismaService,
     private readonly statements: StatementRegistry,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
+    if (!this.config.WARM_UP) return;
     const started = Date.now();
     const statements = this.statements.all();
     // Every connection is held until all are warm, so each warm-up lands on its own connection.

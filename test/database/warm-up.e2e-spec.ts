@@ -7,7 +7,7 @@ import { createTestApp, type TestApp } from '../utils/test-app';
 describe('warm-up before listening', () => {
   let t: TestApp;
   beforeAll(async () => {
-    t = await createTestApp({ DB_POOL_SIZE: '4' });
+    t = await createTestApp({ DB_POOL_SIZE: '4', WARM_UP: 'true' });
   });
   afterAll(async () => {
     await t.close();
@@ -40,5 +40,24 @@ describe('warm-up before listening', () => {
               (SELECT count(*)::int FROM organizations) AS organizations`,
     );
     expect(row).toEqual({ contacts: 0, answers: 0, organizations: 0 });
+  });
+});
+
+describe('WARM_UP=false', () => {
+  it('listens without opening the pool or preparing the registered statements first', async () => {
+    const t = await createTestApp({ DB_POOL_SIZE: '4', WARM_UP: 'false' });
+    try {
+      const pool = t.app.get(Database).pool;
+      expect(pool.totalCount).toBeLessThan(4);
+      const client = await pool.connect();
+      try {
+        const { rows } = await client.query<{ n: number }>('SELECT count(*)::int AS n FROM pg_prepared_statements');
+        expect(rows[0].n).toBe(0);
+      } finally {
+        client.release();
+      }
+    } finally {
+      await t.close();
+    }
   });
 });

@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { PROJECT_ROOT } from '../../src/database/project-root';
 import { ensureBuilt } from './built';
 import { createOrgOn } from './fixtures';
-import { HARNESS_LIMITS } from './harness-defaults';
+import { HARNESS_DEFAULTS } from './harness-defaults';
 import { freePort, isListening } from './net';
 import { createTestDatabase, type TestDatabase } from './test-database';
 
@@ -21,12 +21,12 @@ export interface ServiceProcess {
 
 /**
  * Starts `node dist/main.js` (built once per test run: test/utils/built.ts) in `cwd` (the project;
- * a copy of it must hold dist/ too), with HARNESS_LIMITS unless `env` sets them. `env` entries set
+ * a copy of it must hold dist/ too), with HARNESS_DEFAULTS unless `env` sets them. `env` entries set
  * to undefined are removed.
  */
 export function startService(env: Record<string, string | undefined>, options: { cwd?: string } = {}): ServiceProcess {
   ensureBuilt();
-  const childEnv: NodeJS.ProcessEnv = { ...process.env, ...HARNESS_LIMITS };
+  const childEnv: NodeJS.ProcessEnv = { ...process.env, ...HARNESS_DEFAULTS };
   for (const [name, value] of Object.entries(env)) {
     if (value === undefined) delete childEnv[name];
     else childEnv[name] = value;

@@ -5,10 +5,10 @@ import { createApp } from '../../src/app.factory';
 import { loadConfig } from '../../src/config/app-config';
 import { PrismaService } from '../../src/database/prisma.service';
 import { createOrgWith } from './fixtures';
-import { HARNESS_LIMITS } from './harness-defaults';
+import { HARNESS_DEFAULTS } from './harness-defaults';
 import { createTestDatabase, type TestDatabase } from './test-database';
 
-export { HARNESS_LIMITS };
+export { HARNESS_DEFAULTS };
 
 export interface TestApp {
   app: NestExpressApplication;
@@ -21,7 +21,7 @@ export interface TestApp {
 
 /**
  * The real application (same createApp as main.ts) on a database of its own: silent logs, no
- * migrations at start (the database is cloned from the migrated template) and HARNESS_LIMITS, each
+ * migrations at start (the database is cloned from the migrated template) and HARNESS_DEFAULTS, each
  * overridden by `env`, e.g. `{ ORG_RATE_LIMIT: '5' }`. Pass `database` to share one between
  * instances, `modules` to mount test-only modules next to the app's.
  */
@@ -30,7 +30,7 @@ export async function createTestApp(
   shared?: { database?: TestDatabase; modules?: Array<Type | DynamicModule> },
 ): Promise<TestApp> {
   const database = shared?.database ?? (await createTestDatabase());
-  const config = loadConfig({ LOG_LEVEL: 'silent', ...HARNESS_LIMITS, ...env, DATABASE_URL: database.url, MIGRATE_ON_START: 'false' });
+  const config = loadConfig({ LOG_LEVEL: 'silent', ...HARNESS_DEFAULTS, ...env, DATABASE_URL: database.url, MIGRATE_ON_START: 'false' });
   const app = await createApp({ ...config, DATABASE_URL: database.url }, shared?.modules);
   await app.listen(0, '127.0.0.1');
   const server = app.getHttpServer();
