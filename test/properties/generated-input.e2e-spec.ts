@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { randomUUID } from 'node:crypto';
 import { UUID_RE, bootApp, Org, type Res } from '../contract/helpers';
-import { generatedRequests, sendChecked } from './support';
+import { generatedRequests, Outcomes, propertyRuns, sendChecked } from './support';
 import { CONTACT_ERROR_CODES } from '../../src/contacts/contact-error-codes';
 
 /**
@@ -49,11 +49,15 @@ async function footprint(): Promise<string> {
 }
 
 /** The invariants every answer of the POST endpoints keeps. */
-async function checkAnswer(kind: 'single' | 'batch', send: () => Promise<Res>): Promise<void> {
+async function checkAnswer(kind: 'single' | 'batch', send: () => Promise<Res>, outcomes: Outcomes): Promise<void> {
   cases.checked();
   const { res, requestLevelError } = await sendChecked(send, footprint, REQUEST_LEVEL);
-  if (requestLevelError) return;
+  if (requestLevelError) {
+    outcomes.saw(res.body.error.code);
+    return;
+  }
   if (kind === 'single') {
+    outcomes.saw(res.body.status === 'failed' ? res.body.code : res.body.status);
     if (res.body.status === 'failed') {
       expect(CONTACT_CODES.has(res.body.code)).toBe(true);
       expect(res.status).toBe(res.body.code === 'DUPLICATE_EMAIL' || res.body.code === 'SUPPRESSED_EMAIL' ? 409 : 400);
@@ -70,6 +74,7 @@ async function checkAnswer(kind: 'single' | 'batch', send: () => Promise<Res>): 
   const { results, summary } = res.body;
   expect(Array.isArray(results)).toBe(true);
   results.forEach((row: { index: number; status: string; code?: string }, i: number) => {
+    outcomes.saw(`row ${row.status === 'failed' ? row.code : row.status}`);
     expect(row.index).toBe(i);
     if (row.status === 'failed') expect(CONTACT_CODES.has(String(row.code))).toBe(true);
     else expect(['created', 'updated', 'unchanged']).toContain(row.status);
@@ -126,6 +131,19 @@ const fieldsArb = fc.oneof(
 function nearValid(): fc.Arbitrary<unknown> {
   const base = () => ({ email: `p${randomUUID().slice(0, 8)}@example.com`, listIds: [listId], fields: { firstName: 'Ada' } });
   return fc.oneof(
+    // The rarer per-contact refusals alone too, so that a short run still meets each of them.
+    {
+      weight: 6,
+      arbitrary: fc
+        .constantFrom<Record<string, unknown>>(
+          { listIds: [] },
+          { listIds: Array.from({ length: 21 }, () => randomUUID()) },
+          { fields: { nope: 1 } },
+          { fields: { plan: null } },
+          { fields: { score: 'x' } },
+        )
+        .map((change) => ({ ...base(), ...change })),
+    },
     oddEmail.map((email) => ({ ...base(), email })),
     fc.constantFrom('email', 'listIds', 'fields').map((key) => {
       const c: Record<string, unknown> = base();
@@ -165,30 +183,44 @@ const batchBody = fc.oneof(
   { weight: 1, arbitrary: oddValue.map((v) => JSON.stringify(v) ?? 'undefined') },
 );
 
+// The outcomes each test's generators are written to reach (its default run meets each of them).
+const PER_CONTACT = ['created', 'INVALID_EMAIL', 'EMPTY_LIST_IDS', 'TOO_MANY_LIST_IDS', 'INVALID_LIST', 'UNKNOWN_FIELD', 'FIELD_TYPE_MISMATCH', 'REQUIRED_FIELD_MISSING'];
+const SINGLE_REACHES = ['INVALID_REQUEST', ...PER_CONTACT];
+const BATCH_REACHES = ['INVALID_REQUEST', 'BATCH_LIMIT_EXCEEDED', ...PER_CONTACT.map((kind) => `row ${kind}`)];
+const BYTES_REACHES = ['INVALID_REQUEST'];
+
 describe('generated bodies never get a 5xx and always get the contract body shape', () => {
   it('POST /api/v2/contacts', async () => {
+    const outcomes = new Outcomes('generated-input single');
     await fc.assert(
-      fc.asyncProperty(singleBody, (body) => checkAnswer('single', () => org.postRaw('/api/v2/contacts', body))),
-      { numRuns: 250 },
+      fc.asyncProperty(singleBody, (body) => checkAnswer('single', () => org.postRaw('/api/v2/contacts', body), outcomes)),
+      { numRuns: propertyRuns(140) },
     );
+    outcomes.expectReached(SINGLE_REACHES);
   });
 
   it('POST /api/v2/contacts/batch', async () => {
+    const outcomes = new Outcomes('generated-input batch');
     await fc.assert(
-      fc.asyncProperty(batchBody, (body) => checkAnswer('batch', () => org.postRaw('/api/v2/contacts/batch', body))),
-      { numRuns: 200 },
+      fc.asyncProperty(batchBody, (body) => checkAnswer('batch', () => org.postRaw('/api/v2/contacts/batch', body), outcomes)),
+      { numRuns: propertyRuns(80) },
     );
+    outcomes.expectReached(BATCH_REACHES);
   });
 
   it('arbitrary bytes, over-limit bodies and odd content types on both endpoints', async () => {
+    const outcomes = new Outcomes('generated-input bytes');
     const bytes = fc.uint8Array({ maxLength: 200 }).map((a) => Buffer.from(a));
     const path = fc.constantFrom('/api/v2/contacts', '/api/v2/contacts/batch');
     await fc.assert(
-      fc.asyncProperty(path, bytes, (p, b) => checkAnswer(p.endsWith('batch') ? 'batch' : 'single', () => org.postBytes(p, b))),
-      { numRuns: 100 },
+      fc.asyncProperty(path, bytes, (p, b) => checkAnswer(p.endsWith('batch') ? 'batch' : 'single', () => org.postBytes(p, b), outcomes)),
+      { numRuns: propertyRuns(40) },
     );
+    outcomes.expectReached(BYTES_REACHES);
     const big = Buffer.from(JSON.stringify({ contacts: [{ email: 'a@b.com', listIds: [listId], fields: { firstName: 'x'.repeat(1_048_600) } }] }));
-    await checkAnswer('batch', () => org.postBytes('/api/v2/contacts/batch', big));
-    await checkAnswer('single', () => org.postRaw('/api/v2/contacts', '{}', 'text/plain'));
+    const last = new Outcomes('generated-input over-limit and content type');
+    await checkAnswer('batch', () => org.postBytes('/api/v2/contacts/batch', big), last);
+    await checkAnswer('single', () => org.postRaw('/api/v2/contacts', '{}', 'text/plain'), last);
+    last.expectReached(['PAYLOAD_TOO_LARGE', 'INVALID_REQUEST']);
   });
 });

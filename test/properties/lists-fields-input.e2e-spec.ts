@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { randomUUID } from 'node:crypto';
 import { bootApp, Org, type Res } from '../contract/helpers';
-import { generatedRequests, sendChecked } from './support';
+import { generatedRequests, Outcomes, propertyRuns, sendChecked } from './support';
 
 /**
  * Property-based: generated bodies and paths for POST/PATCH /api/v2/lists and /api/v2/fields
@@ -56,9 +56,10 @@ async function footprint(): Promise<string> {
   return JSON.stringify({ lists, fields });
 }
 
-async function check(method: 'POST' | 'PATCH', path: string, body: string): Promise<void> {
+async function check(method: 'POST' | 'PATCH', path: string, body: string, outcomes: Outcomes): Promise<void> {
   cases.checked();
   const { res, requestLevelError } = await sendChecked(() => send(method, path, body), footprint, CODES);
+  outcomes.saw(`${method} ${requestLevelError ? res.body.error.code : res.status}`);
   if (requestLevelError) return;
   expect(res.status).toBe(method === 'POST' ? 201 : 200);
   if (path.startsWith('/api/v2/lists')) {
@@ -101,27 +102,58 @@ const bodyOf = (keys: string[], values: Record<string, fc.Arbitrary<unknown>> = 
     );
 
 const fieldKey = fc.oneof(fc.constantFrom('tier', 'score', 'note', 'Tier', 'firstName', '1x', 'new_field'), fc.stringMatching(/^[a-zA-Z][a-zA-Z0-9_]{0,8}$/));
+/** The keys of the fields beforeAll creates. */
+const existingKey = fc.constantFrom('tier', 'score', 'note');
 const fieldType = fc.oneof(fc.constantFrom('text', 'number', 'boolean', 'date', 'select'), oddValue);
 const rawText = fc.oneof(fc.string({ unit: 'binary', maxLength: 30 }), oddValue.map((v) => JSON.stringify(v) ?? 'null'));
 
 describe('generated bodies for lists and fields never get a 5xx, and a refusal writes nothing', () => {
   it('POST /api/v2/lists and PATCH /api/v2/lists/{id}', async () => {
     const name = fc.oneof(edgeString, fc.constantFrom('News', ' padded ', 'x'.repeat(255)));
-    const body = fc.oneof({ weight: 5, arbitrary: bodyOf(['name', 'archived'], { name, archived: fc.boolean() }) }, { weight: 1, arbitrary: rawText });
-    const id = fc.oneof(fc.constant('LIST'), fc.constantFrom(randomUUID(), 'nope', '%E0%A4%A', '%00', '..'));
+    // Valid bodies too, so that successes (and LIST_NOT_FOUND) come up in a short run.
+    // (A name alone is what POST takes; `archived` is for PATCH only.)
+    const validName = fc.tuple(fc.constantFrom('News', ' padded', '😀', 'x'.repeat(240)), fc.nat()).map(([n, i]) => `${n} ${i}`);
+    const valid = fc.oneof(
+      { weight: 2, arbitrary: fc.record({ name: validName }) },
+      { weight: 1, arbitrary: fc.record({ archived: fc.boolean() }) },
+      { weight: 1, arbitrary: fc.record({ name: validName, archived: fc.boolean() }) },
+    );
+    const body = fc.oneof(
+      { weight: 5, arbitrary: bodyOf(['name', 'archived'], { name, archived: fc.boolean() }) },
+      { weight: 1, arbitrary: rawText },
+      { weight: 5, arbitrary: valid.map((v) => JSON.stringify(v)) },
+    );
+    const outcomes = new Outcomes('lists-fields-input lists');
+    const id = fc.oneof(
+      { weight: 3, arbitrary: fc.constant('LIST') },
+      { weight: 2, arbitrary: fc.constant(randomUUID()) },
+      { weight: 1, arbitrary: fc.constantFrom('nope', '%E0%A4%A', '%00', '..') },
+    );
     await fc.assert(
       fc.asyncProperty(fc.boolean(), id, body, async (isPost, target, text) => {
-        if (isPost) await check('POST', '/api/v2/lists', text);
-        else await check('PATCH', `/api/v2/lists/${target === 'LIST' ? listId : target}`, text);
+        if (isPost) await check('POST', '/api/v2/lists', text, outcomes);
+        else await check('PATCH', `/api/v2/lists/${target === 'LIST' ? listId : target}`, text, outcomes);
       }),
-      { numRuns: 200 },
+      { numRuns: propertyRuns(80) },
     );
+    outcomes.expectReached(['POST 201', 'POST INVALID_REQUEST', 'PATCH 200', 'PATCH INVALID_REQUEST', 'PATCH LIST_NOT_FOUND']);
   });
 
   it('POST /api/v2/fields and PATCH /api/v2/fields/{key}', async () => {
+    const outcomes = new Outcomes('lists-fields-input fields');
     const createBody = fc.oneof(
       { weight: 5, arbitrary: bodyOf(['key', 'type', 'required', 'defaultValue', 'options'], { key: fieldKey, type: fieldType, required: fc.boolean() }) },
       { weight: 1, arbitrary: rawText },
+      // Valid bodies too, so that creations (and FIELD_KEY_TAKEN) come up in a short run.
+      {
+        weight: 5,
+        arbitrary: fc
+          .oneof(
+            fc.record({ key: fc.oneof(fieldKey, existingKey), type: fc.constantFrom('text', 'number', 'boolean', 'date'), required: fc.boolean() }, { requiredKeys: ['key', 'type'] }),
+            fc.record({ key: fc.oneof(fieldKey, existingKey), type: fc.constant('select'), options: fc.constantFrom(['a', 'b'], ['x']) }),
+          )
+          .map((v) => JSON.stringify(v)),
+      },
     );
     const patchBody = fc.oneof(
       {
@@ -133,14 +165,16 @@ describe('generated bodies for lists and fields never get a 5xx, and a refusal w
         }),
       },
       { weight: 1, arbitrary: rawText },
+      { weight: 5, arbitrary: fc.record({ required: fc.boolean() }).map((v) => JSON.stringify(v)) },
     );
     await fc.assert(
-      fc.asyncProperty(fc.boolean(), fieldKey, createBody, patchBody, async (isPost, key, create, patch) => {
-        if (isPost) await check('POST', '/api/v2/fields', create);
-        else await check('PATCH', `/api/v2/fields/${encodeURIComponent(key)}`, patch);
+      fc.asyncProperty(fc.boolean(), fc.oneof(fieldKey, existingKey), createBody, patchBody, async (isPost, key, create, patch) => {
+        if (isPost) await check('POST', '/api/v2/fields', create, outcomes);
+        else await check('PATCH', `/api/v2/fields/${encodeURIComponent(key)}`, patch, outcomes);
       }),
-      { numRuns: 250 },
+      { numRuns: propertyRuns(100) },
     );
+    outcomes.expectReached(['POST 201', 'POST INVALID_REQUEST', 'POST FIELD_KEY_TAKEN', 'PATCH 200', 'PATCH INVALID_REQUEST', 'PATCH FIELD_NOT_FOUND']);
     // Whatever happened, no select field lost an option it had at the start.
     const tier = (await app.t.prisma.customField.findFirst({ where: { organizationId: org.id, key: 'tier' } }))!;
     expect(tier.options).toEqual(expect.arrayContaining(['a', 'b']));

@@ -50,3 +50,23 @@ export function propertyRuns(count: number): number {
   if (!Number.isInteger(factor) || factor < 1) throw new Error(`PROPERTY_RUNS_FACTOR must be a positive integer, not ${process.env.PROPERTY_RUNS_FACTOR}`);
   return count * factor;
 }
+
+/**
+ * Tallies the kinds of outcome a property's cases reach (a status, an error code). `expectReached`
+ * fails when a kind the generators are written to produce never came up, so lowering the run count
+ * or changing a generator cannot quietly stop a branch from being checked.
+ */
+export class Outcomes {
+  private readonly counts: Record<string, number> = {};
+
+  constructor(private readonly name: string) {}
+
+  saw(kind: string): void {
+    this.counts[kind] = (this.counts[kind] ?? 0) + 1;
+  }
+
+  expectReached(kinds: readonly string[]): void {
+    process.stdout.write(`[properties] ${this.name}: outcomes ${JSON.stringify(this.counts)}\n`);
+    expect({ name: this.name, missing: kinds.filter((kind) => !this.counts[kind]) }).toEqual({ name: this.name, missing: [] });
+  }
+}
