@@ -109,7 +109,7 @@ const inputArb: fc.Arbitrary<Input> = fc.record(
       { requiredKeys: [] },
     ) as fc.Arbitrary<Record<string, FieldValue>>,
     ),
-    overwrite: fc.constantFrom(true, true, false),
+    overwrite: fc.constantFrom(true, false),
   },
   { requiredKeys: ['email', 'listIds', 'fields'] },
 );
@@ -122,7 +122,8 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
   { weight: 4, arbitrary: mostlyValid.map((input): Op => ({ kind: 'single', input })) },
   { weight: 2, arbitrary: fc.array(mostlyValid, { minLength: 1, maxLength: 4 }).map((inputs): Op => ({ kind: 'batch', inputs })) },
   {
-    weight: 1,
+    // Often enough that a later write of the same address without overwrite meets SUPPRESSED_EMAIL in every run.
+    weight: 2,
     arbitrary: fc
       .tuple(fc.constantFrom(...EMAILS), fc.constantFrom<Reason>('bounced', 'complained', 'unsubscribed'))
       .map(([email, reason]): Op => ({ kind: 'suppress', email, reason })),
@@ -211,7 +212,7 @@ describe('random sequences of writes agree with a model of the contract after ev
   it('create / overwrite / batch / suppress on overlapping emails', async () => {
     await fc.assert(
       fc.asyncProperty(fc.array(opArb, { minLength: 1, maxLength: 10 }), runSequence),
-      { numRuns: propertyRuns(20) },
+      { numRuns: propertyRuns(40) },
     );
     // Every outcome the generators are written to reach came up (and was compared with the model).
     const kinds = ['created', 'updated', 'unchanged', 'DUPLICATE_IN_REQUEST', 'EMPTY_LIST_IDS', 'INVALID_LIST', 'UNKNOWN_FIELD'];
