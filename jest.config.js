@@ -20,11 +20,11 @@ module.exports = {
   testRegex,
   ...(selection === 'timing' ? { testPathIgnorePatterns: ['/node_modules/'], testRegex: timingSensitive.map(exactly) } : {}),
   ...(selection === 'rest' ? { testPathIgnorePatterns: ['/node_modules/', ...timingSensitive.map(exactly)] } : {}),
-  // Three workers for the files that time nothing (many of them wait on spawned services and the
-  // database, so a third overlaps those waits on two cores); then the timing-sensitive ones in band, alone
+  // Four workers for the files that time nothing (many of them wait on spawned services and the
+  // database, so more workers than cores overlap those waits); then the timing-sensitive ones in band, alone
   // (test/utils/timing-last-runner.js), so that they measure the service, not another test file.
   // `--maxWorkers=1` on the command line runs everything in band.
-  maxWorkers: 3,
+  maxWorkers: 4,
   runner: '<rootDir>/test/utils/timing-last-runner.js',
   moduleFileExtensions: ['js', 'json', 'ts'],
   transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.test.json' }] },

@@ -3,7 +3,7 @@
  * elapsed time, a window or back-off that must pass (or not) between two requests, or a service
  * saturated on purpose. The one list of them (jest.config.js reads it).
  *
- * `npm test` runs every other file on three Jest workers first, then these in band, one at a time with
+ * `npm test` runs every other file on four Jest workers first, then these in band, one at a time with
  * nothing beside them (test/utils/timing-last-runner.js), so that what they measure is the service,
  * not a neighbouring test file. JEST_SELECTION=timing or =rest (jest.config.js) runs only these or
  * only the others; test/architecture/test-selection.spec.ts checks that every entry is a test file

@@ -52,7 +52,7 @@ if (require.main === module) {
   const rows = lines.filter((line) => !line.run);
   const sum = (key) => rows.reduce((total, row) => total + row[key], 0);
   console.log(`${rows.length} files: ${sum('cpu').toFixed(0)} CPU-s (Jest's process ${sum('jest').toFixed(0)}), ${sum('wall').toFixed(0)} s wall`);
-  // One line per Jest run (CI: the `rest` run with three workers, then `timing` in band): whole-run CPU and wall.
+  // One line per Jest run (CI: the `rest` run with four workers, then `timing` in band): whole-run CPU and wall.
   for (const run of lines.filter((line) => line.run)) console.log(`run: ${run.cpu.toFixed(0)} CPU-s in ${run.wall.toFixed(0)} s wall (${(run.cpu / run.wall).toFixed(2)} cores)`);
   for (const row of rows.sort((a, b) => b.cpu - a.cpu).slice(0, Number(top))) {
     console.log(`${row.cpu.toFixed(1).padStart(7)} CPU-s ${row.wall.toFixed(1).padStart(7)} s  ${row.file.replace(/^.*?\/(test|src)\//, '$1/')}`);

@@ -1,6 +1,6 @@
 /**
  * Jest's own test runner, in two phases when Jest runs files in parallel: first every file that is
- * not timing-sensitive, on the workers (jest.config.js: three); then the files of
+ * not timing-sensitive, on the workers (jest.config.js: four); then the files of
  * test/timing-sensitive.js in band, one at a time with nothing else running, so that what they time is
  * the service and not a neighbouring test file. When Jest runs in band anyway (one file, or
  * `--maxWorkers=1`), this is Jest's runner unchanged.
