@@ -68,6 +68,21 @@ export const AWKWARD_FIELDS: CustomFieldSpec[] = [
   { key: 'a_longer_key_name', type: 'text' },
 ];
 
+/** Values of AWKWARD_FIELDS and of standard fields that JSON must escape: quotes, backslashes, control and line-separator characters, astral code points. */
+export const AWKWARD_VALUES = {
+  firstName: 'say "hi", then: {go}',
+  lastName: 'back\\slash / and \\"',
+  phone: '\u0001\u001f\b\f\n\r\t\u007f',
+  company: '',
+  city: 'café 漢字 😀 \u2028\u2029',
+  note: '{"not": "json"}, [1, 2]',
+  vip: false,
+  born: '1999-12-31',
+  tier: 'silver "2"',
+  z: 'last?',
+  a_longer_key_name: 'é',
+};
+
 /** A fresh, valid, lower-case email. */
 export function uniqueEmail(prefix = 'user'): string {
   counter += 1;

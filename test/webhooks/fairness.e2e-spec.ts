@@ -60,19 +60,25 @@ async function receiver(delayMs: number) {
   };
 }
 
+/** A test app (the harness's defaults, `env`, receivers on 127.0.0.1 allowed) and a pg client on its database. */
+async function appAndClient(env: Record<string, string>): Promise<{ t: TestApp; pg: Client }> {
+  const t = await createTestApp({ WEBHOOK_ALLOW_INSECURE: 'true', ...env });
+  const pg = new Client({ connectionString: t.database.url });
+  await pg.connect();
+  return { t, pg };
+}
+
+async function closeBoth(t: TestApp, pg: Client): Promise<void> {
+  await pg.end();
+  await t.close();
+}
+
 describe('fair delivery between organizations', () => {
   let t: TestApp;
   let pg: Client;
-  beforeAll(async () => {
-    // Default concurrency and per-webhook cap: what an instance ships with.
-    t = await createTestApp({ IP_RATE_LIMIT: '1000000', ORG_RATE_LIMIT: '100000', WEBHOOK_ALLOW_INSECURE: 'true', SHUTDOWN_TIMEOUT_MS: '3000' });
-    pg = new Client({ connectionString: t.database.url });
-    await pg.connect();
-  });
-  afterAll(async () => {
-    await pg.end();
-    await t.close();
-  });
+  // Default concurrency and per-webhook cap: what an instance ships with.
+  beforeAll(async () => ({ t, pg } = await appAndClient({ SHUTDOWN_TIMEOUT_MS: '3000' })));
+  afterAll(() => closeBoth(t, pg));
 
   async function webhookOf(url: string) {
     const org = await Org.create(t);
@@ -130,15 +136,8 @@ describe('fair delivery between organizations', () => {
 describe('shares and the reserve in the fan-out and claim statements (worker off: the statements alone)', () => {
   let t: TestApp;
   let pg: Client;
-  beforeAll(async () => {
-    t = await createTestApp({ IP_RATE_LIMIT: '1000000', ORG_RATE_LIMIT: '100000', WEBHOOK_ALLOW_INSECURE: 'true', WEBHOOK_DELIVERY: 'false' });
-    pg = new Client({ connectionString: t.database.url });
-    await pg.connect();
-  });
-  afterAll(async () => {
-    await pg.end();
-    await t.close();
-  });
+  beforeAll(async () => ({ t, pg } = await appAndClient({ WEBHOOK_DELIVERY: 'false' })));
+  afterAll(() => closeBoth(t, pg));
 
   async function webhook(): Promise<{ org: string; id: string; key: string }> {
     const org = await Org.create(t);
