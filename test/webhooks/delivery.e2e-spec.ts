@@ -264,11 +264,17 @@ describe('the fan-out takes fresh deliveries for their first attempt (worker off
   });
   afterAll(() => t.close());
 
-  it('takes at most the free slots, never a later event of a contact pending earlier (in the table, a lease record or the page); the rest wait', async () => {
+  /** A new organization with a webhook to a port nothing listens on (its statements run here, no attempt). */
+  async function orgWithWebhook(): Promise<{ org: Org; key: string; webhookId: string }> {
     const org = await Org.create(t);
     const key = await adminKey(org);
     const created = await t.http().post('/api/v2/webhooks').set('Authorization', `Bearer ${key}`).send({ url: 'http://127.0.0.1:9/hook' });
     expect(created.status).toBe(201);
+    return { org, key, webhookId: created.body.webhook.id as string };
+  }
+
+  it('takes at most the free slots, never a later event of a contact pending earlier (in the table, a lease record or the page); the rest wait', async () => {
+    const { org, key, webhookId } = await orgWithWebhook();
     const repository = t.app.get(WebhooksRepository);
     const record = (events: [string, number][]) =>
       t.prisma.database.transaction((tx) =>
@@ -285,7 +291,7 @@ describe('the fan-out takes fresh deliveries for their first attempt (worker off
     // r2 waits for r1 (same page); of r1, s1, u1 two slots take the first two (in a lease record, no row); r2 and u1 are inserted for the claim.
     expect(await fanOut(2)).toEqual({ inserted: 2, taken: ['r1', 's1'] });
     // The deliveries log shows all four pending, newest first: the two under way (no row yet) with no attempt and their lease's end.
-    const log = await t.http().get(`/api/v2/webhooks/${created.body.webhook.id as string}/deliveries`).set('Authorization', `Bearer ${key}`);
+    const log = await t.http().get(`/api/v2/webhooks/${webhookId}/deliveries`).set('Authorization', `Bearer ${key}`);
     expect(log.status).toBe(200);
     expect(log.body.deliveries.map((d: { eventId: string; state: string; attempts: unknown[]; nextAttemptAt: string | null }) => [d.state, d.attempts.length, d.nextAttemptAt !== null])).toEqual(
       Array.from({ length: 4 }, () => ['pending', 0, true]),
@@ -300,10 +306,7 @@ describe('the fan-out takes fresh deliveries for their first attempt (worker off
   });
 
   it("a round that finds a commit of the organization in progress reads up to the horizon it had, without waiting; the organization's next commits do not queue behind it", async () => {
-    const org = await Org.create(t);
-    const key = await adminKey(org);
-    const created = await t.http().post('/api/v2/webhooks').set('Authorization', `Bearer ${key}`).send({ url: 'http://127.0.0.1:9/hook' });
-    expect(created.status).toBe(201);
+    const { org } = await orgWithWebhook();
     const repository = t.app.get(WebhooksRepository);
     const record = (contactId: string) =>
       t.prisma.database.transaction((tx) =>
