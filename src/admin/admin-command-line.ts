@@ -6,7 +6,7 @@
  * The tests that check what a command stores run it in-process through the same function
  * (test/admin/run-admin.ts); those that check the process itself spawn `cli.ts`.
  */
-import { ConfigError, loadConfig } from '../config/app-config';
+import { ConfigError, connectionTimeouts, loadConfig } from '../config/app-config';
 import { AdminArgumentError, commandNameOf, helpFor, parseAdminCommand } from './admin-arguments';
 
 /** A failure that is not a bad argument (exit 1), already phrased for the operator. */
@@ -74,12 +74,7 @@ async function execute(argv: string[], io: AdminIo): Promise<number> {
         `the database is not migrated (${pending.length} migration${pending.length > 1 ? 's' : ''} pending): run "npm run --silent admin -- migrate" first`,
       );
     }
-    const prisma = openAdminClient(database.url, {
-      connectTimeoutMs: config.DB_CONNECT_TIMEOUT_MS,
-      statementTimeoutMs: config.DB_STATEMENT_TIMEOUT_MS,
-      lockTimeoutMs: config.DB_LOCK_TIMEOUT_MS,
-      idleInTransactionTimeoutMs: config.DB_IDLE_IN_TRANSACTION_TIMEOUT_MS,
-    });
+    const prisma = openAdminClient(database.url, connectionTimeouts(config));
     try {
       let result: Record<string, unknown>;
       if (command.command === 'import') {

@@ -1,6 +1,6 @@
 import { createWriteStream } from 'node:fs';
 import path from 'node:path';
-import type { AppConfig } from '../config/app-config';
+import { type AppConfig, connectionTimeouts } from '../config/app-config';
 import { Database } from '../database/database';
 import { streamExport } from '../exports/export-stream';
 import type { PrismaClient } from '../generated/prisma/client';
@@ -25,10 +25,7 @@ export async function runExportCommand(
   const database = new Database({
     url,
     poolSize: 1,
-    connectTimeoutMs: config.DB_CONNECT_TIMEOUT_MS,
-    statementTimeoutMs: config.DB_STATEMENT_TIMEOUT_MS,
-    lockTimeoutMs: config.DB_LOCK_TIMEOUT_MS,
-    idleInTransactionTimeoutMs: config.DB_IDLE_IN_TRANSACTION_TIMEOUT_MS,
+    ...connectionTimeouts(config),
   });
   const file = path.resolve(command.file);
   const sink = createWriteStream(file);

@@ -3,7 +3,7 @@ import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { LoggerService } from '@nestjs/common';
-import type { AppConfig } from '../config/app-config';
+import { type AppConfig, connectionTimeouts } from '../config/app-config';
 import { ContactsPipelineService } from '../contacts/contacts-pipeline.service';
 import { ContactsRepository } from '../contacts/contacts.repository';
 import { CustomFieldsRepository } from '../custom-fields/custom-fields.repository';
@@ -64,10 +64,7 @@ export async function runImportCommand(
   const database = new Database({
     url,
     poolSize: 3,
-    connectTimeoutMs: config.DB_CONNECT_TIMEOUT_MS,
-    statementTimeoutMs: config.DB_STATEMENT_TIMEOUT_MS,
-    lockTimeoutMs: config.DB_LOCK_TIMEOUT_MS,
-    idleInTransactionTimeoutMs: config.DB_IDLE_IN_TRANSACTION_TIMEOUT_MS,
+    ...connectionTimeouts(config),
   });
   const prisma = new PrismaService(database);
   const fields = new CustomFieldsRepository(prisma, database, new EventsRepository(database));

@@ -165,3 +165,18 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
 
 /** DI token of the validated AppConfig. */
 export const APP_CONFIG = Symbol('APP_CONFIG');
+
+/** The time-outs every database connection of the service gets (the DB_* settings): the app's pool and the admin commands' pools. */
+export function connectionTimeouts(config: AppConfig): {
+  connectTimeoutMs: number;
+  statementTimeoutMs: number;
+  lockTimeoutMs: number | undefined;
+  idleInTransactionTimeoutMs: number;
+} {
+  return {
+    connectTimeoutMs: config.DB_CONNECT_TIMEOUT_MS,
+    statementTimeoutMs: config.DB_STATEMENT_TIMEOUT_MS,
+    lockTimeoutMs: config.DB_LOCK_TIMEOUT_MS,
+    idleInTransactionTimeoutMs: config.DB_IDLE_IN_TRANSACTION_TIMEOUT_MS,
+  };
+}

@@ -1,5 +1,5 @@
 import { DynamicModule, Global, Module } from '@nestjs/common';
-import type { AppConfig } from '../config/app-config';
+import { type AppConfig, connectionTimeouts } from '../config/app-config';
 import { DATABASE_ERROR_CLASSIFIER, type DatabaseErrorClassifier } from '../errors/request-error.filter';
 import { DATABASE_OPTIONS, Database, type DatabaseOptions } from './database';
 import { classifyDatabaseError } from './database-errors';
@@ -20,10 +20,7 @@ export class DatabaseModule {
     const options: DatabaseOptions = {
       url: config.DATABASE_URL,
       poolSize: config.DB_POOL_SIZE,
-      connectTimeoutMs: config.DB_CONNECT_TIMEOUT_MS,
-      statementTimeoutMs: config.DB_STATEMENT_TIMEOUT_MS,
-      lockTimeoutMs: config.DB_LOCK_TIMEOUT_MS,
-      idleInTransactionTimeoutMs: config.DB_IDLE_IN_TRANSACTION_TIMEOUT_MS,
+      ...connectionTimeouts(config),
       dataDir: config.EMBEDDED_DATA_DIR,
     };
     // Errors that leave Prisma Client unclassified are classified once, by the global filter.
