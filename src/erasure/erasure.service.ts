@@ -1,4 +1,4 @@
-import { INDEXED_EMAIL_MAX_LENGTH } from '../requests/stored-responses.statements';
+import { INDEXED_EMAIL_MAX_LENGTH } from '../requests/store-answer';
 import { isStorableText } from '../common/storable-text';
 import { lockEmails } from '../contacts/email-locks';
 import { normalizeEmail } from '../contacts/email';
