@@ -13,6 +13,9 @@ const IDENTIFIER = /^[a-z_][a-z0-9_]*$/;
 /** The client-side bound of one COPY: an upload of IMPORT_MAX_BYTES at a slow but live pace. */
 const COPY_TIMEOUT_MS = 6 * 60 * 60 * 1000;
 
+/** Characters of COPY lines sent to PostgreSQL together (a source that stalls holds back at most this much). */
+const COPY_BATCH_CHARS = 64 * 1024;
+
 /** Backslash, newline, carriage return and tab are what COPY's text format escapes. */
 function escapeText(text: string): string {
   return /[\\\n\r\t]/.test(text) ? text.replace(/[\\\n\r\t]/g, (c) => (c === '\\' ? '\\\\' : c === '\n' ? '\\n' : c === '\r' ? '\\r' : '\\t')) : text;
@@ -58,10 +61,18 @@ export async function copyRows(
   const sink = client.query(copy);
   let count = 0;
   async function* lines(): AsyncGenerator<string> {
+    // Lines go out COPY_BATCH_CHARS at a time: pg-copy-streams sends every chunk it is given as its
+    // own CopyData message (two socket writes), which per line cost more than making the line.
+    let batch = '';
     for await (const row of rows) {
       count++;
-      yield copyLine(row);
+      batch += copyLine(row);
+      if (batch.length >= COPY_BATCH_CHARS) {
+        yield batch;
+        batch = '';
+      }
     }
+    if (batch !== '') yield batch;
   }
   await pipeline(Readable.from(lines(), { objectMode: false }), sink);
   // 'finish' is when PostgreSQL confirmed the COPY (pg-copy-streams emits it after CommandComplete).
