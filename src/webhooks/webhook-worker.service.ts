@@ -73,7 +73,8 @@ const GONE_MEMORY_MS = 10_000;
  * attempts of those it took at once (as many as slots are free), and wakes the claim loop when it
  * left some for it; the claim loop takes due deliveries in batches while attempt
  * slots (WEBHOOK_CONCURRENCY) are free, woken by the fan-out, when enough slots free up after a full
- * claim or a quarter of a capped webhook's share does, and every WEBHOOK_POLL_MS otherwise (retries, and a contact's next event once the one
+ * claim or a quarter of a capped webhook's share does while the claim may find something
+ * (claimMayFind), and every WEBHOOK_POLL_MS otherwise (retries, and a contact's next event once the one
  * before it is recorded).
  */
 @Injectable()
@@ -117,6 +118,18 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly perWebhookCap: number;
   /** Webhooks that reached the cap here: more of theirs may be due once enough of their attempts end. */
   private readonly capped = new Set<string>();
+  /**
+   * The last fan-out round had no free slots above the reserve, so a webhook at its share read
+   * nothing: a capped webhook's freed share wakes the fan-out only then (otherwise its round read
+   * what it could, and a full page goes again at once).
+   */
+  private fanOutHeldCapped = false;
+  /**
+   * The claim may find something: its last statement took deliveries or ran while a webhook was
+   * held at its share, or the fan-out inserted rows since. A capped webhook's freed share wakes the
+   * claim only then (else the next poll looks again).
+   */
+  private claimMayFind = true;
   /**
    * Free slots that only webhooks under their share may take (`claimBatch`): a webhook goes beyond
    * its share while no other has due work, and another's due work still finds a batch of slots.
@@ -189,7 +202,8 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
 
   /**
    * Feed -> deliveries: at once again while a webhook's page comes back full, else every
-   * WEBHOOK_POLL_MS (and when a capped webhook's share frees up). A round reads only as many events
+   * WEBHOOK_POLL_MS (and when a capped webhook's share frees up after a round that had no free slots
+   * above the reserve). A round reads only as many events
    * per webhook as it may take (its share, or the free slots above the reserve; the rest stay in
    * the feed for the next round): they are all taken under
    * the round's lease record, each written once (its row inserted with its outcome), instead of
@@ -212,10 +226,14 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
           const leasing = limit >= this.claimBatch;
           const page = leasing ? Math.min(FAN_OUT_PAGE, limit) : FAN_OUT_PAGE;
           const lease = { owner: this.owner, token: randomUUID(), seconds: this.config.WEBHOOK_LEASE_SECONDS, limit };
+          this.fanOutHeldCapped = limit <= this.reserve;
           return this.repository.fanOut(page, lease, this.share(), leasing);
         });
         for (const delivery of taken) this.start(delivery);
-        if (inserted > 0) this.claimSignal.wake();
+        if (inserted > 0) {
+          this.claimMayFind = true;
+          this.claimSignal.wake();
+        }
         if (full) continue;
       } catch (error) {
         this.failed('Webhook fan-out failed', error);
@@ -251,6 +269,9 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
           continue;
         }
         for (const delivery of claimed) this.start(delivery);
+        // Nothing taken while no webhook was held at its share: nothing was due here (a poll looks again).
+        if (claimed.length > 0) this.claimMayFind = true;
+        else if (free > 0 && this.capped.size === 0) this.claimMayFind = false;
         // A full batch: more may be due; take them as soon as slots free up (an attempt's end wakes this loop).
         this.moreDue = free > 0 && claimed.length === free;
         // Held by the reserve: a webhook beyond its share may have more, taken when a batch above the reserve is free.
@@ -371,8 +392,8 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
     // A webhook held at its cap: claim again once a quarter of its share is free (not at every attempt's end).
     if (this.capped.has(webhookId) && left <= this.perWebhookCap - Math.max(1, Math.floor(this.perWebhookCap / 4))) {
       this.capped.delete(webhookId);
-      this.claimSignal.wake();
-      this.fanOutSignal.wake();
+      if (this.claimMayFind) this.claimSignal.wake();
+      if (this.fanOutHeldCapped) this.fanOutSignal.wake();
     }
     if (this.moreDue && (this.freeSlots() === this.claimBatch || this.inFlight === 0)) this.claimSignal.wake();
     if (this.moreDueBeyondShare && this.freeSlots() === Math.min(this.claimBatch + this.reserve, this.config.WEBHOOK_CONCURRENCY)) this.claimSignal.wake();

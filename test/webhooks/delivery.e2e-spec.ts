@@ -9,7 +9,9 @@ import { Webhook } from 'standardwebhooks';
 import { EventsRepository } from '../../src/events/events.repository';
 import type { NewEvent } from '../../src/events/event-types';
 import { WebhookAddressPolicy } from '../../src/webhooks/webhook-address.policy';
+import { runIn } from '../../src/database/statements';
 import { WebhooksRepository } from '../../src/webhooks/webhooks.repository';
+import { WEBHOOK_COMPLETE } from '../../src/webhooks/webhooks.statements';
 import { Org, type Res } from '../contract/helpers';
 import { adminKey } from '../contract/lifecycle-helpers';
 import { waitUntil } from '../utils/run-service';
@@ -573,6 +575,29 @@ describe('a lost attempt is retried before a backlog of due deliveries (contract
       { webhookId: d.webhookId, position: d.position, seq: d.seq, leaseToken: d.leaseToken, fresh: true, state: 'delivered', delayMs: 0, at: new Date().toISOString(), status: 200, error: null },
     ]);
     expect(recorded).toBe(0);
+    expect(await t.prisma.webhookDelivery.count({ where: { webhookId } })).toBe(0);
+  });
+
+  it('a webhook DELETE that waits for an outcome holding its lease record also deletes the delivery rows that outcome wrote', async () => {
+    const { webhookId, record } = await backlogSetup();
+    await record(['r1', 'r2']);
+    const { taken } = await repository().fanOut(1000, { owner: 'me', token: 'racing', seconds: 30, limit: 2 });
+    expect(taken).toHaveLength(2);
+    const at = new Date().toISOString();
+    let deleted: Promise<number> | undefined;
+    await t.prisma.database.transaction(async (tx) => {
+      // The outcome's statement, in a transaction left open: its rows are written and its lease record locked.
+      const [row] = await runIn(tx, WEBHOOK_COMPLETE, [
+        taken.map((d) => d.webhookId), taken.map((d) => d.position), taken.map((d) => d.seq), taken.map((d) => d.leaseToken),
+        taken.map(() => 'delivered'), taken.map(() => 0), taken.map(() => at), taken.map(() => 200), taken.map(() => null), taken.map(() => true),
+      ]);
+      expect(row.recorded).toBe(2);
+      // Started now (a Prisma query runs when its promise is awaited or then'd).
+      deleted = t.prisma.$executeRaw`DELETE FROM webhooks WHERE id = ${webhookId}`.then((n) => n);
+      await waitUntil('the DELETE waits for the lease record', async () =>
+        (await t.prisma.$queryRaw<{ n: number }[]>`SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE 'DELETE FROM webhooks%'`)[0].n === 1);
+    });
+    expect(await deleted).toBe(1);
     expect(await t.prisma.webhookDelivery.count({ where: { webhookId } })).toBe(0);
   });
 });
