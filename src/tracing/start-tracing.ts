@@ -1,9 +1,9 @@
-import type { Attributes } from '@opentelemetry/api';
+import type { ClientRequest, IncomingMessage } from 'node:http';
+import type { Attributes, Span } from '@opentelemetry/api';
 import { CompositePropagator, W3CBaggagePropagator, W3CTraceContextPropagator, type ExportResult } from '@opentelemetry/core';
 import { OTLPTraceExporter as OtlpJsonExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { OTLPTraceExporter as OtlpProtobufExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { registerInstrumentations } from '@opentelemetry/instrumentation';
-import { ExpressInstrumentation, ExpressLayerType } from '@opentelemetry/instrumentation-express';
 import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
 import { IORedisInstrumentation } from '@opentelemetry/instrumentation-ioredis';
 import { NestInstrumentation } from '@opentelemetry/instrumentation-nestjs-core';
@@ -19,8 +19,8 @@ const IGNORED_PATHS = new Set(['/health/live', '/health/ready', '/metrics']);
 
 /**
  * OpenTelemetry's SDK and standard instrumentations, loaded only when tracing is on (register.ts).
- * Spans: the HTTP server span, named by its route template (Express's instrumentation hands the
- * matched route to the HTTP one), the Nest request context and handler, PostgreSQL statements and
+ * Spans: the HTTP server span, named by its route template (Express's `req.route`, read when the
+ * response ends), the Nest request context and handler, PostgreSQL statements and
  * pool checkouts (pg, under Prisma's adapter too) and Redis commands, the last two only inside a
  * request's trace. Sampler, exporters and propagators come from tracing-settings.ts; batching,
  * endpoints, headers, span limits and resource attributes from the other OTEL_* variables, read by
@@ -44,9 +44,11 @@ export function startTracing(settings: Extract<TracingSettings, { enabled: true 
     tracerProvider: provider,
     instrumentations: [
       // No client spans: webhook deliveries are not part of a request, and no traceparent goes out to a receiver.
-      new HttpInstrumentation({ ignoreIncomingRequestHook: (req) => IGNORED_PATHS.has((req.url ?? '').split('?')[0]), disableOutgoingRequestInstrumentation: true }),
-      // For the route template only: a span per middleware or layer would repeat the Nest spans.
-      new ExpressInstrumentation({ ignoreLayersType: Object.values(ExpressLayerType) }),
+      new HttpInstrumentation({
+        ignoreIncomingRequestHook: (req) => IGNORED_PATHS.has((req.url ?? '').split('?')[0]),
+        disableOutgoingRequestInstrumentation: true,
+        applyCustomAttributesOnSpan: nameByRoute,
+      }),
       new NestInstrumentation(),
       // Statement text only: parameters are never recorded.
       new PgInstrumentation({ requireParentSpan: true, enhancedDatabaseReporting: false }),
@@ -55,6 +57,17 @@ export function startTracing(settings: Extract<TracingSettings, { enabled: true 
     ],
   });
   return provider;
+}
+
+/**
+ * The route template names the server span, from the route Express matched: one read at the end of
+ * a recorded request instead of Express's instrumentation wrapping every layer of every request.
+ */
+function nameByRoute(span: Span, request: IncomingMessage | ClientRequest): void {
+  const route = (request as { route?: { path?: unknown } }).route?.path;
+  if (typeof route !== 'string' || !span.isRecording()) return;
+  span.updateName(`${request.method ?? 'GET'} ${route}`);
+  span.setAttribute('http.route', route);
 }
 
 /** As the SDK builds it from OTEL_TRACES_SAMPLER/_ARG (the spec's meanings). */
