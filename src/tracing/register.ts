@@ -5,7 +5,7 @@ let provider: { shutdown(): Promise<void> } | undefined;
 
 /**
  * The first import of main.ts: OpenTelemetry instruments modules by hooking `require`, so it must
- * be set up before http, express, Nest, pg or ioredis are first loaded. When the OTEL_* variables
+ * be set up before http, pg or ioredis are first loaded. When the OTEL_* variables
  * leave tracing off (the default), nothing of OpenTelemetry's SDK is loaded.
  */
 try {

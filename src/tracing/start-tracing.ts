@@ -6,7 +6,6 @@ import { OTLPTraceExporter as OtlpProtobufExporter } from '@opentelemetry/export
 import { registerInstrumentations } from '@opentelemetry/instrumentation';
 import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
 import { IORedisInstrumentation } from '@opentelemetry/instrumentation-ioredis';
-import { NestInstrumentation } from '@opentelemetry/instrumentation-nestjs-core';
 import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
 import { detectResources, envDetector, hostDetector, processDetector, resourceFromAttributes } from '@opentelemetry/resources';
 import { AlwaysOffSampler, AlwaysOnSampler, BatchSpanProcessor, ConsoleSpanExporter, NodeTracerProvider, ParentBasedSampler } from '@opentelemetry/sdk-trace-node';
@@ -20,9 +19,9 @@ const IGNORED_PATHS = new Set(['/health/live', '/health/ready', '/metrics']);
 /**
  * OpenTelemetry's SDK and standard instrumentations, loaded only when tracing is on (register.ts).
  * Spans: the HTTP server span, named by its route template (Express's `req.route`, read when the
- * response ends), the Nest request context and handler, PostgreSQL statements and
- * pool checkouts (pg, under Prisma's adapter too) and Redis commands, the last two only inside a
- * request's trace. Sampler, exporters and propagators come from tracing-settings.ts; batching,
+ * response ends), PostgreSQL statements and pool checkouts (pg, under Prisma's adapter too) and
+ * Redis commands, the last two only inside a request's trace. No Nest spans: two more spans and
+ * contexts a request, sampled or not, around what the HTTP span already times. Sampler, exporters and propagators come from tracing-settings.ts; batching,
  * endpoints, headers, span limits and resource attributes from the other OTEL_* variables, read by
  * the SDK. `extraExporters`: a test's, behind the same privacy step as the configured ones.
  */
@@ -49,7 +48,6 @@ export function startTracing(settings: Extract<TracingSettings, { enabled: true 
         disableOutgoingRequestInstrumentation: true,
         applyCustomAttributesOnSpan: nameByRoute,
       }),
-      new NestInstrumentation(),
       // Statement text only: parameters are never recorded.
       new PgInstrumentation({ requireParentSpan: true, enhancedDatabaseReporting: false }),
       // The command name only: rate-limit keys hold client addresses.
