@@ -1,10 +1,9 @@
-import type { ClientRequest, IncomingMessage } from 'node:http';
-import type { Attributes, Span } from '@opentelemetry/api';
+import type { Attributes } from '@opentelemetry/api';
 import { CompositePropagator, W3CBaggagePropagator, W3CTraceContextPropagator, type ExportResult } from '@opentelemetry/core';
 import { OTLPTraceExporter as OtlpJsonExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { OTLPTraceExporter as OtlpProtobufExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { registerInstrumentations } from '@opentelemetry/instrumentation';
-import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
+import { HttpInstrumentation, type HttpCustomAttributeFunction } from '@opentelemetry/instrumentation-http';
 import { IORedisInstrumentation } from '@opentelemetry/instrumentation-ioredis';
 import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
 import { detectResources, envDetector, hostDetector, processDetector, resourceFromAttributes } from '@opentelemetry/resources';
@@ -18,12 +17,11 @@ const IGNORED_PATHS = new Set(['/health/live', '/health/ready', '/metrics']);
 
 /**
  * OpenTelemetry's SDK and standard instrumentations, loaded only when tracing is on (register.ts).
- * Spans: the HTTP server span, named by its route template (Express's `req.route`, read when the
- * response ends), PostgreSQL statements and pool checkouts (pg, under Prisma's adapter too) and
- * Redis commands, the last two only inside a request's trace. No Nest spans: two more spans and
- * contexts a request, sampled or not, around what the HTTP span already times. Sampler, exporters and propagators come from tracing-settings.ts; batching,
- * endpoints, headers, span limits and resource attributes from the other OTEL_* variables, read by
- * the SDK. `extraExporters`: a test's, behind the same privacy step as the configured ones.
+ * Spans: the HTTP server span, named by its route template, and under a sampled one PostgreSQL
+ * statements and pool checkouts (pg, under Prisma's adapter too) and Redis commands; no Nest or
+ * Express spans (a cost on every request, sampled or not, to time what the HTTP span times).
+ * Sampler, exporters, propagators: tracing-settings.ts; the other OTEL_* variables: the SDK's.
+ * `extraExporters`: a test's, behind the same privacy step as the configured ones.
  */
 export function startTracing(settings: Extract<TracingSettings, { enabled: true }>, extraExporters: SpanExporter[] = []): NodeTracerProvider {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -34,8 +32,7 @@ export function startTracing(settings: Extract<TracingSettings, { enabled: true 
   const exporters = settings.exporters.map((name): SpanExporter =>
     name === 'console' ? new ConsoleSpanExporter() : settings.protocol === 'http/json' ? new OtlpJsonExporter() : new OtlpProtobufExporter(),
   );
-  // Batching (OTEL_BSP_*) keeps the export off the request path.
-  const spanProcessors = [...exporters, ...extraExporters].map((exporter) => new BatchSpanProcessor(new PrivacyExporter(exporter)));
+  const spanProcessors = [...exporters, ...extraExporters].map((exporter) => new BatchSpanProcessor(new PrivacyExporter(exporter))); // off the request path
   const provider = new NodeTracerProvider({ resource, spanProcessors, sampler: samplerOf(settings.sampler) });
   const propagators = settings.propagators.map((name) => (name === 'baggage' ? new W3CBaggagePropagator() : new W3CTraceContextPropagator()));
   provider.register({ propagator: new CompositePropagator({ propagators }) });
@@ -43,11 +40,7 @@ export function startTracing(settings: Extract<TracingSettings, { enabled: true 
     tracerProvider: provider,
     instrumentations: [
       // No client spans: webhook deliveries are not part of a request, and no traceparent goes out to a receiver.
-      new HttpInstrumentation({
-        ignoreIncomingRequestHook: (req) => IGNORED_PATHS.has((req.url ?? '').split('?')[0]),
-        disableOutgoingRequestInstrumentation: true,
-        applyCustomAttributesOnSpan: nameByRoute,
-      }),
+      new HttpInstrumentation({ ignoreIncomingRequestHook: (req) => IGNORED_PATHS.has((req.url ?? '').split('?')[0]), disableOutgoingRequestInstrumentation: true, applyCustomAttributesOnSpan: nameByRoute }),
       // Statement text only: parameters are never recorded.
       new PgInstrumentation({ requireParentSpan: true, enhancedDatabaseReporting: false }),
       // The command name only: rate-limit keys hold client addresses.
@@ -57,16 +50,11 @@ export function startTracing(settings: Extract<TracingSettings, { enabled: true 
   return provider;
 }
 
-/**
- * The route template names the server span, from the route Express matched: one read at the end of
- * a recorded request instead of Express's instrumentation wrapping every layer of every request.
- */
-function nameByRoute(span: Span, request: IncomingMessage | ClientRequest): void {
+/** A recorded server span is named by the template of the route Express matched (`req.route`), read as the response ends. */
+const nameByRoute: HttpCustomAttributeFunction = (span, request) => {
   const route = (request as { route?: { path?: unknown } }).route?.path;
-  if (typeof route !== 'string' || !span.isRecording()) return;
-  span.updateName(`${request.method ?? 'GET'} ${route}`);
-  span.setAttribute('http.route', route);
-}
+  if (typeof route === 'string' && span.isRecording()) span.updateName(`${request.method ?? 'GET'} ${route}`).setAttribute('http.route', route);
+};
 
 /** As the SDK builds it from OTEL_TRACES_SAMPLER/_ARG (the spec's meanings). */
 function samplerOf({ name, ratio }: { name: SamplerName; ratio: number }): Sampler {
