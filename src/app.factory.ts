@@ -16,6 +16,7 @@ import { trackConnections } from './http-body/graceful-shutdown';
 import { httpMetricsMiddleware } from './metrics/http-metrics.middleware';
 import { MetricsService } from './metrics/metrics.service';
 import { IpRateLimitMiddleware } from './rate-limit/ip-rate-limit.middleware';
+import { unsampledRequestsUntraced } from './tracing/unsampled-requests';
 
 /**
  * Builds the application exactly as production runs it; main.ts and the e2e tests both use it,
@@ -36,6 +37,7 @@ export async function createApp(
   app.set('trust proxy', config.TRUST_PROXY);
   app.set('etag', false);
   app.disable('x-powered-by');
+  app.use(unsampledRequestsUntraced); // first: nothing under an unsampled request makes a span
   app.use(requestIdMiddleware);
   app.use(securityHeadersMiddleware);
   app.use(httpMetricsMiddleware(app.get(MetricsService)));

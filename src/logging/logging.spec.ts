@@ -1,11 +1,13 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { context, trace, TraceFlags } from '@opentelemetry/api';
+import { context, trace, TraceFlags, type Span } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { BasicTracerProvider } from '@opentelemetry/sdk-trace-node';
+import type { Request, Response } from 'express';
 import type { DestinationStream } from 'pino';
 import { pinoHttp, type Options } from 'pino-http';
 import type { AppConfig } from '../config/app-config';
+import { unsampledRequestsUntraced } from '../tracing/unsampled-requests';
 import { loggablePath, loggerParams, maskSecrets } from './logging';
 
 describe('loggablePath', () => {
@@ -78,22 +80,27 @@ describe('trace fields on log lines (pino mixin reading the active span)', () =>
     context.disable();
   });
 
-  it('names the trace and the active span on every line written inside it, sampled or not; nothing outside a span', async () => {
+  it("names the trace and the active span (an unsampled request's HTTP span) on every line written inside it, sampled or not; nothing outside a span", async () => {
     const lines: string[] = [];
     const params = loggerParams({ LOG_LEVEL: 'info' } as AppConfig).pinoHttp as Options;
     const middleware = pinoHttp(params, { write: (line: string) => void lines.push(line) } as unknown as DestinationStream);
     const unsampled = { traceId: '0af7651916cd43dd8448eb211c80319c', spanId: 'b7ad6b7169203331', traceFlags: TraceFlags.NONE };
     const spans = { '/sampled': trace.getTracer('test').startSpan('GET /sampled'), '/unsampled': trace.wrapSpanContext(unsampled) };
+    const activeSpans: Record<string, Span | undefined> = {};
     const server = createServer((req, res) => {
       const span = spans[req.url as keyof typeof spans];
       // As the HTTP instrumentation runs each request: inside its span's context, the response's
       // listeners bound to it (none for /plain).
+      // Then the app's first middleware, which takes an unsampled request's span out of the context.
       const handle = () => {
         context.bind(context.active(), res);
         Object.assign(req, { id: req.url });
-        middleware(req, res);
-        req.log.info('inside the request');
-        res.end('ok');
+        unsampledRequestsUntraced(req as Request, res as Response, () => {
+          activeSpans[req.url!] = trace.getActiveSpan();
+          middleware(req, res);
+          req.log.info('inside the request');
+          res.end('ok');
+        });
       };
       if (span) context.with(trace.setSpan(context.active(), span), handle);
       else handle();
@@ -114,6 +121,8 @@ describe('trace fields on log lines (pino mixin reading the active span)', () =>
     for (const line of of('/sampled')) expect(line).toMatchObject({ trace_id: sampled.traceId, span_id: sampled.spanId, trace_flags: '01' });
     expect(of('/unsampled')).toHaveLength(2);
     for (const line of of('/unsampled')) expect(line).toMatchObject({ trace_id: unsampled.traceId, span_id: unsampled.spanId, trace_flags: '00' });
+    // Past the middleware, an unsampled request has no span for instrumentations to make children of.
+    expect(activeSpans).toEqual({ '/sampled': spans['/sampled'], '/unsampled': undefined, '/plain': undefined });
     expect(of('/plain')).toHaveLength(2);
     for (const line of of('/plain')) expect(line).not.toHaveProperty('trace_id');
   });

@@ -1,4 +1,4 @@
-import { trace } from '@opentelemetry/api';
+import { context as activeContext, createContextKey, trace, type SpanContext } from '@opentelemetry/api';
 import type { Params } from 'nestjs-pino';
 import { API_KEY_PREFIX } from '../auth/api-key';
 import type { AppConfig } from '../config/app-config';
@@ -107,15 +107,18 @@ export function loggerParams(config: AppConfig): Params {
   };
 }
 
+/** An unsampled request's HTTP span context, kept for its log lines once the span itself is out of the active context (src/tracing/unsampled-requests.ts). */
+export const UNSAMPLED_REQUEST_SPAN = createContextKey('contact-sync unsampled request span');
+
 /**
  * With tracing on, a line written inside a traced request carries its trace_id, span_id (the span
- * active where the line was written: the HTTP server span for the request's completion line) and
- * trace_flags (`01` sampled, `00` not), read from OpenTelemetry's active context. Without an
- * active span (tracing off, probes, work outside requests) nothing is added. A new object each
- * time: pino merges the line's own fields into it.
+ * active where the line was written: the HTTP server span for the request's completion line and
+ * every line of an unsampled request) and trace_flags (`01` sampled, `00` not), read from
+ * OpenTelemetry's active context. Without an active span (tracing off, probes, work outside
+ * requests) nothing is added. A new object each time: pino merges the line's own fields into it.
  */
 export function traceFields(): Record<string, string> {
-  const context = trace.getActiveSpan()?.spanContext();
+  const context = trace.getActiveSpan()?.spanContext() ?? (activeContext.active().getValue(UNSAMPLED_REQUEST_SPAN) as SpanContext | undefined);
   if (context === undefined || !trace.isSpanContextValid(context)) return {};
   return { trace_id: context.traceId, span_id: context.spanId, trace_flags: context.traceFlags.toString(16).padStart(2, '0') };
 }

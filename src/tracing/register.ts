@@ -4,9 +4,8 @@ import { tracingSettings, TracingSettingsError } from './tracing-settings';
 let provider: { shutdown(): Promise<void> } | undefined;
 
 /**
- * The first import of main.ts: OpenTelemetry instruments modules by hooking `require`, so it must
- * be set up before http, express, Nest, pg or ioredis are first loaded. When the OTEL_* variables
- * leave tracing off (the default), nothing of OpenTelemetry's SDK is loaded.
+ * The first import of main.ts: OpenTelemetry instruments modules by hooking `require`, so it must be set up before
+ * http, pg or ioredis are first loaded. When the OTEL_* variables leave tracing off (the default), none of its SDK is.
  */
 try {
   const settings = tracingSettings(process.env);

@@ -3,10 +3,8 @@ import { CompositePropagator, W3CBaggagePropagator, W3CTraceContextPropagator, t
 import { OTLPTraceExporter as OtlpJsonExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { OTLPTraceExporter as OtlpProtobufExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { registerInstrumentations } from '@opentelemetry/instrumentation';
-import { ExpressInstrumentation, ExpressLayerType } from '@opentelemetry/instrumentation-express';
-import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
+import { HttpInstrumentation, type HttpCustomAttributeFunction } from '@opentelemetry/instrumentation-http';
 import { IORedisInstrumentation } from '@opentelemetry/instrumentation-ioredis';
-import { NestInstrumentation } from '@opentelemetry/instrumentation-nestjs-core';
 import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
 import { detectResources, envDetector, hostDetector, processDetector, resourceFromAttributes } from '@opentelemetry/resources';
 import { AlwaysOffSampler, AlwaysOnSampler, BatchSpanProcessor, ConsoleSpanExporter, NodeTracerProvider, ParentBasedSampler } from '@opentelemetry/sdk-trace-node';
@@ -19,12 +17,11 @@ const IGNORED_PATHS = new Set(['/health/live', '/health/ready', '/metrics']);
 
 /**
  * OpenTelemetry's SDK and standard instrumentations, loaded only when tracing is on (register.ts).
- * Spans: the HTTP server span, named by its route template (Express's instrumentation hands the
- * matched route to the HTTP one), the Nest request context and handler, PostgreSQL statements and
- * pool checkouts (pg, under Prisma's adapter too) and Redis commands, the last two only inside a
- * request's trace. Sampler, exporters and propagators come from tracing-settings.ts; batching,
- * endpoints, headers, span limits and resource attributes from the other OTEL_* variables, read by
- * the SDK. `extraExporters`: a test's, behind the same privacy step as the configured ones.
+ * Spans: the HTTP server span, named by its route template, and under a sampled one PostgreSQL
+ * statements and pool checkouts (pg, under Prisma's adapter too) and Redis commands; no Nest or
+ * Express spans (a cost on every request, sampled or not, to time what the HTTP span times).
+ * Sampler, exporters, propagators: tracing-settings.ts; the other OTEL_* variables: the SDK's.
+ * `extraExporters`: a test's, behind the same privacy step as the configured ones.
  */
 export function startTracing(settings: Extract<TracingSettings, { enabled: true }>, extraExporters: SpanExporter[] = []): NodeTracerProvider {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -35,8 +32,7 @@ export function startTracing(settings: Extract<TracingSettings, { enabled: true 
   const exporters = settings.exporters.map((name): SpanExporter =>
     name === 'console' ? new ConsoleSpanExporter() : settings.protocol === 'http/json' ? new OtlpJsonExporter() : new OtlpProtobufExporter(),
   );
-  // Batching (OTEL_BSP_*) keeps the export off the request path.
-  const spanProcessors = [...exporters, ...extraExporters].map((exporter) => new BatchSpanProcessor(new PrivacyExporter(exporter)));
+  const spanProcessors = [...exporters, ...extraExporters].map((exporter) => new BatchSpanProcessor(new PrivacyExporter(exporter))); // off the request path
   const provider = new NodeTracerProvider({ resource, spanProcessors, sampler: samplerOf(settings.sampler) });
   const propagators = settings.propagators.map((name) => (name === 'baggage' ? new W3CBaggagePropagator() : new W3CTraceContextPropagator()));
   provider.register({ propagator: new CompositePropagator({ propagators }) });
@@ -44,10 +40,7 @@ export function startTracing(settings: Extract<TracingSettings, { enabled: true 
     tracerProvider: provider,
     instrumentations: [
       // No client spans: webhook deliveries are not part of a request, and no traceparent goes out to a receiver.
-      new HttpInstrumentation({ ignoreIncomingRequestHook: (req) => IGNORED_PATHS.has((req.url ?? '').split('?')[0]), disableOutgoingRequestInstrumentation: true }),
-      // For the route template only: a span per middleware or layer would repeat the Nest spans.
-      new ExpressInstrumentation({ ignoreLayersType: Object.values(ExpressLayerType) }),
-      new NestInstrumentation(),
+      new HttpInstrumentation({ ignoreIncomingRequestHook: (req) => IGNORED_PATHS.has((req.url ?? '').split('?')[0]), disableOutgoingRequestInstrumentation: true, applyCustomAttributesOnSpan: nameByRoute }),
       // Statement text only: parameters are never recorded.
       new PgInstrumentation({ requireParentSpan: true, enhancedDatabaseReporting: false }),
       // The command name only: rate-limit keys hold client addresses.
@@ -56,6 +49,12 @@ export function startTracing(settings: Extract<TracingSettings, { enabled: true 
   });
   return provider;
 }
+
+/** A recorded server span is named by the template of the route Express matched (`req.route`), read as the response ends. */
+const nameByRoute: HttpCustomAttributeFunction = (span, request) => {
+  const route = (request as { route?: { path?: unknown } }).route?.path;
+  if (typeof route === 'string' && span.isRecording()) span.updateName(`${request.method ?? 'GET'} ${route}`).setAttribute('http.route', route);
+};
 
 /** As the SDK builds it from OTEL_TRACES_SAMPLER/_ARG (the spec's meanings). */
 function samplerOf({ name, ratio }: { name: SamplerName; ratio: number }): Sampler {

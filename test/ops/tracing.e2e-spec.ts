@@ -77,7 +77,7 @@ describe('tracing (node dist/main.js with OTEL_* set)', () => {
     await database?.drop();
   });
 
-  it("one trace per request under the incoming traceparent: HTTP span named by its route, the Nest route and handler, every PostgreSQL statement (and Redis command), and the request's log lines carry trace_id/span_id", async () => {
+  it("one trace per request under the incoming traceparent: HTTP span named by its route, every PostgreSQL statement (and Redis command), and the request's log lines carry trace_id/span_id", async () => {
     const traceId = hex(16);
     const parentId = hex(8);
     const response = await fetch(`http://127.0.0.1:${port}/api/v2/contacts`, {
@@ -123,29 +123,16 @@ describe('tracing (node dist/main.js with OTEL_* set)', () => {
       expect({ span: span.name, underHttpSpan: cursor === server }).toEqual({ span: span.name, underHttpSpan: true });
     }
 
-    const route = spans.find((s) => s.name === 'ContactsController.createOrUpdate');
-    expect(route?.attributes).toMatchObject({
-      'http.route': '/api/v2/contacts',
-      'http.request.method': 'POST',
-      'nestjs.controller': 'ContactsController',
-      'nestjs.callback': 'createOrUpdate',
-      'nestjs.type': 'request_context',
-    });
-    expect(route?.parentSpanId).toBe(server.spanId);
-    // Nest's instrumentation: the request context (the route) and, inside it, the handler.
-    const handler = spans.find((s) => s.name === 'createOrUpdate');
-    expect(handler?.attributes).toMatchObject({ 'nestjs.type': 'handler', 'nestjs.callback': 'createOrUpdate' });
-    expect(handler?.parentSpanId).toBe(route!.spanId);
-    // Express's instrumentation only names the route: no span per middleware or layer.
-    expect(spans.filter((s) => s.scope.includes('instrumentation-express'))).toEqual([]);
+    // No span per middleware, Express layer or Nest handler: the HTTP and pg instrumentations' spans only.
+    expect(new Set(spans.map((s) => s.scope))).toEqual(new Set(['@opentelemetry/instrumentation-http', '@opentelemetry/instrumentation-pg', ...(process.env.REDIS_URL ? ['@opentelemetry/instrumentation-ioredis'] : [])]));
 
     const statements = spans.filter((s) => s.scope === '@opentelemetry/instrumentation-pg' && s.attributes['db.query.text'] !== undefined);
     const texts = statements.map((s) => String(s.attributes['db.query.text']));
     expect(texts.some((t) => t.startsWith('BEGIN'))).toBe(true);
     expect(texts.some((t) => t.includes('INSERT INTO contacts'))).toBe(true);
     expect(texts).toContain('COMMIT');
-    // The statements run inside the handler's span: its children.
-    expect(statements.find((s) => String(s.attributes['db.query.text']).includes('INSERT INTO contacts'))?.parentSpanId).toBe(handler!.spanId);
+    // The statements run inside the request's span: its children.
+    expect(statements.find((s) => String(s.attributes['db.query.text']).includes('INSERT INTO contacts'))?.parentSpanId).toBe(server.spanId);
     for (const statement of statements) {
       expect(statement).toMatchObject({ kind: CLIENT_KIND, attributes: { 'db.system.name': 'postgresql', 'db.namespace': expect.any(String) } });
       // Named by the prepared statement's name where it has one, else by the text's first word.
