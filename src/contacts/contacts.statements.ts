@@ -47,6 +47,17 @@ export const LOCK_EMAILS = defineStatement<{ locked: number }>({
 });
 
 /**
+ * Where contactJsonPart reads a contact's list ids and suppression, when a statement has them at
+ * hand for every row (the export joins them in email order) instead of looking them up per contact.
+ */
+export interface ContactJsonSources {
+  /** The list ids as JSON array text, in membership order (created_at, then list id). */
+  listIdsJson: string;
+  /** The suppression reason as text, NULL when the address is not suppressed. */
+  suppressionReason: string;
+}
+
+/**
  * A contact `c` (a row of contacts, every column) as GET /api/v2/contacts/{email} shows it, as JSON
  * text: the one rendering of a stored contact, composed by every read that shows one (GET, the
  * listing, the export, the events of the write paths that read the contact: contact-views.ts).
@@ -61,24 +72,30 @@ export const LOCK_EMAILS = defineStatement<{ locked: number }>({
  * braces cut off by left/right (the text computed once). Numbers are jsonb's text: the same JSON
  * number as JavaScript's, written in full where JSON.stringify uses an exponent (`1e21`, `1e-7`).
  *
- * The list ids: an index-only scan of the membership primary key (contact_id, list_id) INCLUDE
- * (created_at), then a sort of the contact's few memberships into membership order. Both contact id
- * columns have the "C" collation (set in SQL: the Prisma schema cannot express it), so the descents
- * compare bytes (memcmp), not strcoll under the database's locale. No aggregate: an ARRAY() subquery
- * (an empty one is `[]`). The primary key serves it, so no extra index in byte order costs every
- * membership insert; one grouped scan of a page's memberships instead of a lookup per contact
- * costs the same.
+ * The list ids, unless `sources` gives them: an index-only scan of the membership primary key
+ * (contact_id, list_id) INCLUDE (created_at), then a sort of the contact's few memberships into
+ * membership order. Both contact id columns have the "C" collation (set in SQL: the Prisma schema
+ * cannot express it), so the descents compare bytes (memcmp), not strcoll under the database's
+ * locale. No aggregate: an ARRAY() subquery (an empty one is `[]`). The primary key serves it, so no
+ * extra index in byte order costs every membership insert; one grouped scan of a page's memberships
+ * instead of a lookup per contact costs the same. The suppression, unless `sources` gives it: a
+ * probe of the suppressions' key.
  */
-export function contactJsonPart(c: string): string {
+export function contactJsonPart(c: string, sources?: ContactJsonSources): string {
   const standard = STANDARD_FIELD_COLUMNS.map(([key, column]) => `'"${key}":' || to_json(${c}.${column})::text`);
+  const listIdsJson =
+    sources?.listIdsJson ??
+    `array_to_json(ARRAY(SELECT m.list_id FROM list_memberships m
+                                              WHERE m.contact_id = ${c}.id ORDER BY m.created_at, m.list_id))::text`;
+  const suppressionReason =
+    sources?.suppressionReason ??
+    `(SELECT s.reason::text FROM suppressions s WHERE s.organization_id = ${c}.organization_id AND s.email = ${c}.email)`;
   return `'{"id":' || to_json(${c}.id)::text
       || ',"email":' || to_json(${c}.email)::text
-      || ',"listIds":' || array_to_json(ARRAY(SELECT m.list_id FROM list_memberships m
-                                              WHERE m.contact_id = ${c}.id ORDER BY m.created_at, m.list_id))::text
+      || ',"listIds":' || ${listIdsJson}
       || ',"fields":{' || concat_ws(',', ${standard.join(', ')},
                                           NULLIF(left(right(json_strip_nulls(${c}.custom_fields::json)::text, -1), -1), ''))
-      || '},"suppressed":' || COALESCE((SELECT '{"reason":"' || s.reason::text || '"}' FROM suppressions s
-                                          WHERE s.organization_id = ${c}.organization_id AND s.email = ${c}.email), 'null')
+      || '},"suppressed":' || COALESCE('{"reason":"' || ${suppressionReason} || '"}', 'null')
       || ',"createdAt":"' || ${isoTimeSql(`${c}.created_at`)} || '","updatedAt":"' || ${isoTimeSql(`${c}.updated_at`)} || '"}'`;
 }
 

@@ -10,6 +10,8 @@ export interface Statement {
   name?: string;
   text: string;
   values?: unknown[];
+  /** 'array': each row as the array of its column values (pg's QueryConfig), no object per row. */
+  rowMode?: 'array';
 }
 
 /** What a repository needs to run SQL: the pool or the client of an open transaction. */

@@ -1,4 +1,4 @@
-import { cellText, contactRecord, csvColumns, quoteCell } from './export-csv';
+import { cellText, csvColumns, exportRecord, quoteCell } from './export-csv';
 
 describe('export CSV (RFC 4180)', () => {
   it('quotes a cell holding a quote, a comma, CR or LF, doubling its quotes; leaves others as they are', () => {
@@ -26,18 +26,14 @@ describe('export CSV (RFC 4180)', () => {
     expect(csvColumns(['Zeta', 'alpha'])).toEqual([
       'email', 'listIds', 'suppressed', 'firstName', 'lastName', 'phone', 'company', 'jobTitle', 'city', 'country', 'Zeta', 'alpha',
     ]);
-    const record = contactRecord(
-      {
-        id: 'id-1',
-        email: 'a@example.com',
-        listIds: ['l1', 'l2'],
-        fields: { firstName: 'Ann, "the" first', city: 'Oslo', alpha: 3, Zeta: false },
-        suppressed: { reason: 'bounced' },
-        createdAt: '2026-01-01T00:00:00.000Z',
-        updatedAt: '2026-01-01T00:00:00.000Z',
-      },
+    // A row of EXPORT_ROWS.csv: email, listIds, suppressed, the 7 standard fields, the custom fields' jsonb text.
+    const record = exportRecord(
+      ['a@example.com', 'l1;l2', 'bounced', 'Ann, "the" first', null, null, null, null, 'Oslo', null, '{"alpha": 3, "Zeta": false}'],
       ['Zeta', 'alpha', 'missing'],
     );
     expect(record).toBe('a@example.com,l1;l2,bounced,"Ann, ""the"" first",,,,,Oslo,,false,3,\r\n');
+    // No custom fields, nothing in the optional cells, a number JSON.stringify writes with an exponent.
+    expect(exportRecord(['b@example.com', null, null, null, null, null, null, null, null, null, null], ['Zeta'])).toBe('b@example.com,,,,,,,,,,\r\n');
+    expect(exportRecord(['c@example.com', '', null, null, null, null, null, null, null, null, '{"n": 1e-7}'], ['n'])).toBe('c@example.com,,,,,,,,,,1e-7\r\n');
   });
 });

@@ -1,10 +1,10 @@
 import { STANDARD_FIELD_KEYS } from '../custom-fields/field-definitions';
-import type { ContactView } from '../contacts/contact-views';
 
 /**
  * The export's CSV (contract section 17): the header `email,listIds,suppressed,` then the standard
  * fields, then the custom fields in key byte order; one record per contact, from the contact as
- * GET /contacts/{email} shows it. Records end with CRLF and cells are quoted as RFC 4180 says.
+ * GET /contacts/{email} shows it, from the cells PostgreSQL returns (EXPORT_ROWS.csv). Records end
+ * with CRLF and cells are quoted as RFC 4180 says.
  *
  * Written here rather than with a CSV library: the whole of RFC 4180's writing side is
  * `quoteCell` (a cell holding a quote, a comma, CR or LF is quoted, its quotes doubled), tested in
@@ -32,14 +32,17 @@ export function csvRecord(cells: readonly string[]): string {
   return `${cells.map(quoteCell).join(',')}\r\n`;
 }
 
-/** A contact's record, its cells in `csvColumns(customKeys)` order. */
-export function contactRecord(contact: ContactView, customKeys: readonly string[]): string {
-  const fields = contact.fields;
-  return csvRecord([
-    contact.email,
-    contact.listIds.join(';'),
-    contact.suppressed?.reason ?? '',
-    ...STANDARD_FIELD_KEYS.map((key) => cellText(fields[key])),
-    ...customKeys.map((key) => cellText(Object.hasOwn(fields, key) ? fields[key] : undefined)),
-  ]);
+/**
+ * A contact's record, its cells in `csvColumns(customKeys)` order, from a row of EXPORT_ROWS.csv as
+ * an array: email, listIds, suppressed and the standard fields as text (null: empty), then the
+ * custom fields' JSON object (null: none), whose values are written by cellText.
+ */
+export function exportRecord(row: readonly (string | null)[], customKeys: readonly string[]): string {
+  const last = row.length - 1;
+  let record = '';
+  for (let i = 0; i < last; i++) record += `${i === 0 ? '' : ','}${quoteCell(row[i] ?? '')}`;
+  const customJson = row[last];
+  const custom = customJson === null ? {} : (JSON.parse(customJson) as Record<string, unknown>);
+  for (const key of customKeys) record += `,${quoteCell(cellText(Object.hasOwn(custom, key) ? custom[key] : undefined))}`;
+  return `${record}\r\n`;
 }

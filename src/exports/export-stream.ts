@@ -1,12 +1,11 @@
 import type { Writable } from 'node:stream';
-import type { ContactView } from '../contacts/contact-views';
 import type { ListingFilters } from '../contacts/listing/listing-query';
 import type { Database } from '../database/database';
 import { runIn, type SqlClient } from '../database/statements';
 import { RequestErrorCode } from '../errors/error-codes';
 import { RequestError } from '../errors/request-error';
 import { encodeFeedCursor } from '../events/event-cursor';
-import { contactRecord, csvColumns, csvRecord } from './export-csv';
+import { csvColumns, csvRecord, exportRecord } from './export-csv';
 import { EXPORT_FREEZE, EXPORT_LIST_FOUND, EXPORT_PLACE, EXPORT_ROWS, EXPORT_SLOT, EXPORT_THAW } from './exports.statements';
 
 export type ExportFormat = 'ndjson' | 'csv';
@@ -39,7 +38,8 @@ const FETCH_ROWS = 2000;
  * the pool's idle_in_transaction_session_timeout is set for requests, whose transactions never wait
  * for a caller, and would end an export whose receiver reads slowly. A receiver that reads nothing
  * for this long loses its stream (cut, as any export the service cannot finish). Every FETCH is
- * still one statement of at most FETCH_ROWS rows, under the pool's statement_timeout.
+ * still one statement of at most FETCH_ROWS rows, under the pool's statement_timeout; the first
+ * also sorts the organization's memberships by email (EXPORT_ROWS).
  */
 const EXPORT_IDLE_TIMEOUT = '5min';
 
@@ -56,7 +56,7 @@ export class ExportStopped extends Error {
  * Streams the organization's contacts matching the listing's filters, as of one snapshot, into
  * `sink` (contract section 17): NDJSON, one contact per line as GET /contacts/{email} shows it
  * (rendered by PostgreSQL: EXPORT_ROWS composes contactJsonPart, so this only copies the text), or
- * CSV (export-csv.ts, its cells read from that text). `opened` is called once the snapshot is
+ * CSV (export-csv.ts, its cells as EXPORT_ROWS.csv returns them). `opened` is called once the snapshot is
  * taken, before anything is written (the HTTP answer sets its headers there); request-level errors (429
  * TOO_MANY_EXPORTS, 404 LIST_NOT_FOUND, 503) are thrown before it. The sink is ended once every
  * row is in it; on a failure it is left as it is (the caller cuts it).
@@ -95,13 +95,17 @@ export async function streamExport(
       const [{ found }] = await runIn(tx, EXPORT_LIST_FOUND, [organizationId, filters.listId]);
       if (!found) throw new RequestError(RequestErrorCode.LIST_NOT_FOUND, 'listId names no list of this organization');
     }
-    const place = await openSnapshot(tx, organizationId, [organizationId, filters.listId, filters.suppressed, filters.updatedSince]);
+    const rowsText = EXPORT_ROWS[filters.updatedSince === null ? format : (`${format}UpdatedSince` as const)].text;
+    const place = await openSnapshot(tx, organizationId, rowsText, [organizationId, filters.listId, filters.suppressed, filters.updatedSince]);
     const feedCursor = encodeFeedCursor({ position: BigInt(place.position), seq: BigInt(place.seq) }, organizationId);
     opened({ feedCursor });
 
     if (format === 'csv') await write(sink, csvRecord(csvColumns(place.fieldKeys)));
     const fetch = () => {
-      const fetched = tx.query<{ contact: string }>(`FETCH FORWARD ${fetchRows} FROM ${CURSOR_NAME}`).then((result) => result.rows);
+      // Rows as arrays of column values: no object a row.
+      const fetched = tx
+        .query<(string | null)[]>({ text: `FETCH FORWARD ${fetchRows} FROM ${CURSOR_NAME}`, rowMode: 'array' })
+        .then((result) => result.rows);
       // Awaited below; until then a failure must not be an unhandled rejection (the write may fail first).
       fetched.catch(() => undefined);
       return fetched;
@@ -114,9 +118,8 @@ export async function streamExport(
       if (batch.length === fetchRows) next = fetch();
       if (batch.length > 0) {
         let text = '';
-        for (const { contact } of batch) {
-          text += format === 'csv' ? contactRecord(JSON.parse(contact) as ContactView, place.fieldKeys) : `${contact}\n`;
-        }
+        if (format === 'csv') for (const row of batch) text += exportRecord(row, place.fieldKeys);
+        else for (const row of batch) text += `${row[0]}\n`;
         rows += batch.length;
         await write(sink, text);
       }
@@ -133,11 +136,11 @@ export async function streamExport(
  * failure between EXPORT_FREEZE and EXPORT_THAW rolls back to the savepoint (so that the
  * connection takes statements again) and thaws before the error goes on.
  */
-async function openSnapshot(tx: SqlClient, organizationId: string, rowValues: unknown[]) {
+async function openSnapshot(tx: SqlClient, organizationId: string, rowsText: string, rowValues: unknown[]) {
   await tx.query('SAVEPOINT export_snapshot');
   await runIn(tx, EXPORT_FREEZE, [organizationId]);
   try {
-    await tx.query({ text: `DECLARE ${CURSOR_NAME} NO SCROLL CURSOR FOR ${EXPORT_ROWS.text}`, values: rowValues });
+    await tx.query({ text: `DECLARE ${CURSOR_NAME} NO SCROLL CURSOR FOR ${rowsText}`, values: rowValues });
     const [place] = await runIn(tx, EXPORT_PLACE, [organizationId]);
     await runIn(tx, EXPORT_THAW, [organizationId]);
     return place;

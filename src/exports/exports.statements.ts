@@ -1,5 +1,5 @@
 import { defineStatement } from '../database/statements';
-import { contactJsonPart } from '../contacts/contacts.statements';
+import { contactJsonPart, type ContactJsonSources, STANDARD_COLUMNS } from '../contacts/contacts.statements';
 
 /**
  * The export's SQL (GET /api/v2/contacts/export, docs/api.md "Exports"), all run in the export's
@@ -86,23 +86,99 @@ export const EXPORT_PLACE = defineStatement<ExportPlaceRow>({
 
 /**
  * The contacts of organization $1 matching the listing's filters ($2 listId, $3 suppressed, $4
- * updatedSince; null: not given), in the listing's order (email in byte order), each as the JSON
- * text GET /contacts/{email} shows (contactJsonPart, the contacts module's): the NDJSON export
- * writes the lines as they come, the CSV one reads its cells from them. Opened as a cursor
- * (DECLARE … NO SCROLL CURSOR FOR this text): a cursor plans for its first rows, so it walks
- * contacts_organization_id_email_c_idx and reads the rest per row through primary keys.
+ * updatedSince; null: not given), in the listing's order (email in byte order), each as `select`
+ * makes it from `c` (the contact) and the sources of its list ids and suppression. Opened as a
+ * cursor (DECLARE … NO SCROLL CURSOR FOR this text): the export is one plan walked in email order
+ * through contacts_organization_id_email_c_idx, each FETCH taking the next rows.
+ *
+ * `joined` (every export without updatedSince, which walks all of the organization's contacts):
+ * - `g`: each address's list ids in membership order, from the organization's memberships grouped
+ *   by email in byte order and merge-joined with the contacts: one pass over the memberships (one
+ *   sort, made by the first FETCH) instead of a probe of the membership key per contact, which
+ *   lands on another page of the key for nearly every contact (the key is in contact id order);
+ * - `s`: the suppression, merge-joined through suppressions_organization_id_email_c_idx.
+ * A membership's email is its contact's (written with it, never changed) and emails are unique in
+ * an organization, so joining by email is joining by contact.
+ * Not joined (updatedSince, which may match a few contacts of many): contactJsonPart's lookups per
+ * contact, so that a small export does not pass over every membership.
  */
-export const EXPORT_ROWS = defineStatement<{ contact: string }>({
-  name: 'exports.rows',
-  text: `SELECT ${contactJsonPart('c')} AS contact
+function exportRows(select: (sources: ContactJsonSources & { listIdsArray: string }) => string, joined: boolean): string {
+  if (!joined) {
+    const listIdsArray = `ARRAY(SELECT m.list_id FROM list_memberships m WHERE m.contact_id = c.id ORDER BY m.created_at, m.list_id)`;
+    return `SELECT ${select({
+      listIdsArray,
+      listIdsJson: `array_to_json(${listIdsArray})::text`,
+      suppressionReason: `(SELECT s.reason::text FROM suppressions s WHERE s.organization_id = c.organization_id AND s.email = c.email)`,
+    })}
     FROM contacts c
     WHERE c.organization_id = $1::text
       AND ($2::text IS NULL OR EXISTS (SELECT 1 FROM list_memberships lm WHERE lm.contact_id = c.id AND lm.list_id = $2::text))
       AND ($3::boolean IS NULL OR EXISTS (SELECT 1 FROM suppressions ss WHERE ss.organization_id = c.organization_id AND ss.email = c.email) = $3::boolean)
-      AND ($4::timestamptz IS NULL OR c.updated_at >= $4::timestamptz)
-    ORDER BY c.email COLLATE "C"`,
-  columns: ['contact'],
-  sample: (organizationId) => [organizationId, null, null, null],
-});
+      AND c.updated_at >= $4::timestamptz
+    ORDER BY c.email COLLATE "C"`;
+  }
+  return `SELECT ${select({
+    listIdsArray: `COALESCE(g.list_ids, '{}')`,
+    listIdsJson: `COALESCE(array_to_json(g.list_ids)::text, '[]')`,
+    suppressionReason: 's.reason::text',
+  })}
+    FROM contacts c
+    LEFT JOIN (SELECT m.email COLLATE "C" AS email, array_agg(m.list_id ORDER BY m.created_at, m.list_id) AS list_ids
+               FROM lists l JOIN list_memberships m ON m.list_id = l.id
+               WHERE l.organization_id = $1::text
+               GROUP BY m.email COLLATE "C") g ON g.email = c.email COLLATE "C"
+    LEFT JOIN suppressions s ON s.organization_id = c.organization_id AND s.email COLLATE "C" = c.email COLLATE "C"
+    WHERE c.organization_id = $1::text
+      AND ($2::text IS NULL OR $2::text = ANY(g.list_ids))
+      AND ($3::boolean IS NULL OR (s.email IS NOT NULL) = $3::boolean)
+      AND $4::timestamptz IS NULL
+    ORDER BY c.email COLLATE "C"`;
+}
 
-export const EXPORTS_STATEMENTS = [EXPORT_SLOT, EXPORT_LIST_FOUND, EXPORT_FREEZE, EXPORT_THAW, EXPORT_PLACE, EXPORT_ROWS];
+/** Each contact as the JSON text GET /contacts/{email} shows (contactJsonPart, the contacts module's): an NDJSON line. */
+const ndjsonRow = (sources: ContactJsonSources) => `${contactJsonPart('c', sources)} AS contact`;
+
+/**
+ * Each contact as the cells of a CSV record (export-csv.ts, exportRecord), in this column order:
+ * email, list ids joined by `;`, the suppression reason, the standard fields (null: no value), then
+ * the custom fields as their jsonb text (null when there are none), from which the service takes
+ * the organization's keys in byte order.
+ */
+const csvRow = (sources: { listIdsArray: string; suppressionReason: string }) =>
+  `c.email, array_to_string(${sources.listIdsArray}, ';') AS "listIds", ${sources.suppressionReason} AS suppressed,
+           ${STANDARD_COLUMNS.map((column) => `c.${column}`).join(', ')},
+           NULLIF(c.custom_fields, '{}'::jsonb)::text AS "customFields"`;
+
+/** A row of EXPORT_ROWS.csv (FETCHed as arrays, in `columns` order). */
+export type ExportCsvRow = Record<string, string | null>;
+const CSV_COLUMNS = ['email', 'listIds', 'suppressed', ...STANDARD_COLUMNS, 'customFields'];
+
+/** The export's rows by format, without and with updatedSince (exportRows's `joined`). */
+export const EXPORT_ROWS = {
+  ndjson: defineStatement<{ contact: string }>({
+    name: 'exports.rows',
+    text: exportRows(ndjsonRow, true),
+    columns: ['contact'],
+    sample: (organizationId) => [organizationId, null, null, null],
+  }),
+  ndjsonUpdatedSince: defineStatement<{ contact: string }>({
+    name: 'exports.rows-updated-since',
+    text: exportRows(ndjsonRow, false),
+    columns: ['contact'],
+    sample: (organizationId) => [organizationId, null, null, new Date()],
+  }),
+  csv: defineStatement<ExportCsvRow>({
+    name: 'exports.csv-rows',
+    text: exportRows(csvRow, true),
+    columns: CSV_COLUMNS,
+    sample: (organizationId) => [organizationId, null, null, null],
+  }),
+  csvUpdatedSince: defineStatement<ExportCsvRow>({
+    name: 'exports.csv-rows-updated-since',
+    text: exportRows(csvRow, false),
+    columns: CSV_COLUMNS,
+    sample: (organizationId) => [organizationId, null, null, new Date()],
+  }),
+};
+
+export const EXPORTS_STATEMENTS = [EXPORT_SLOT, EXPORT_LIST_FOUND, EXPORT_FREEZE, EXPORT_THAW, EXPORT_PLACE, ...Object.values(EXPORT_ROWS)];
