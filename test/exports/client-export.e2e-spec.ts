@@ -40,7 +40,7 @@ describe('@contact-sync/client exportContacts()', () => {
         for await (const contact of contacts) {
           expect(contact.email).toMatch(/@example\.com$/);
           if (count++ === 0) {
-            await pg.query(`SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype = 'advisory' AND classid IN (1163415600, 1163415601) AND granted`);
+            await pg.query(`SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype = 'advisory' AND classid IN (1163415600, 1163415601) AND granted AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`);
           }
         }
         return 'ended';
