@@ -27,6 +27,11 @@ export const STANDARD_FIELD_COLUMNS = [
 ] as const;
 export const STANDARD_COLUMNS = STANDARD_FIELD_COLUMNS.map(([, column]) => column);
 
+/** The standard columns of a contact `c`, each named by its field key, in STANDARD_FIELD_COLUMNS order (the CSV export's cells). */
+export function standardFieldsPart(c: string): string {
+  return STANDARD_FIELD_COLUMNS.map(([key, column]) => `${c}.${column} AS "${key}"`).join(', ');
+}
+
 /**
  * Transaction-scoped advisory locks on (organization, email), taken in ascending key order in
  * one statement: concurrent requests on the same emails serialize instead of racing, and two

@@ -1,5 +1,6 @@
 import { defineStatement } from '../database/statements';
-import { contactJsonPart, type ContactJsonSources, STANDARD_COLUMNS } from '../contacts/contacts.statements';
+import { contactJsonPart, type ContactJsonSources, standardFieldsPart } from '../contacts/contacts.statements';
+import { STANDARD_FIELD_KEYS } from '../custom-fields/field-definitions';
 
 /**
  * The export's SQL (GET /api/v2/contacts/export, docs/api.md "Exports"), all run in the export's
@@ -146,12 +147,12 @@ const ndjsonRow = (sources: ContactJsonSources) => `${contactJsonPart('c', sourc
  */
 const csvRow = (sources: { listIdsArray: string; suppressionReason: string }) =>
   `c.email, array_to_string(${sources.listIdsArray}, ';') AS "listIds", ${sources.suppressionReason} AS suppressed,
-           ${STANDARD_COLUMNS.map((column) => `c.${column}`).join(', ')},
+           ${standardFieldsPart('c')},
            NULLIF(c.custom_fields, '{}'::jsonb)::text AS "customFields"`;
 
 /** A row of EXPORT_ROWS.csv (FETCHed as arrays, in `columns` order). */
 export type ExportCsvRow = Record<string, string | null>;
-const CSV_COLUMNS = ['email', 'listIds', 'suppressed', ...STANDARD_COLUMNS, 'customFields'];
+const CSV_COLUMNS = ['email', 'listIds', 'suppressed', ...STANDARD_FIELD_KEYS, 'customFields'];
 
 /** The export's rows by format, without and with updatedSince (exportRows's `joined`). */
 export const EXPORT_ROWS = {
