@@ -52,14 +52,23 @@ export const LOCK_EMAILS = defineStatement<{ locked: number }>({
 });
 
 /**
- * Where contactJsonPart reads a contact's list ids and suppression, when a statement has them at
- * hand for every row (the export joins them in email order) instead of looking them up per contact.
+ * Where a statement reads a contact's list ids and suppression: by default (contactLookupsPart) a
+ * lookup per contact; a statement that has them at hand for every row gives its own (the export
+ * joins them in email order).
  */
-export interface ContactJsonSources {
-  /** The list ids as JSON array text, in membership order (created_at, then list id). */
-  listIdsJson: string;
+export interface ContactSources {
+  /** The list ids as a text[], in membership order (created_at, then list id); empty, never NULL. */
+  listIdsArray: string;
   /** The suppression reason as text, NULL when the address is not suppressed. */
   suppressionReason: string;
+}
+
+/** A contact `c`'s list ids and suppression looked up per contact, through the membership and suppression keys. */
+export function contactLookupsPart(c: string): ContactSources {
+  return {
+    listIdsArray: `ARRAY(SELECT m.list_id FROM list_memberships m WHERE m.contact_id = ${c}.id ORDER BY m.created_at, m.list_id)`,
+    suppressionReason: `(SELECT s.reason::text FROM suppressions s WHERE s.organization_id = ${c}.organization_id AND s.email = ${c}.email)`,
+  };
 }
 
 /**
@@ -77,30 +86,23 @@ export interface ContactJsonSources {
  * braces cut off by left/right (the text computed once). Numbers are jsonb's text: the same JSON
  * number as JavaScript's, written in full where JSON.stringify uses an exponent (`1e21`, `1e-7`).
  *
- * The list ids, unless `sources` gives them: an index-only scan of the membership primary key
+ * The list ids, by default (contactLookupsPart): an index-only scan of the membership primary key
  * (contact_id, list_id) INCLUDE (created_at), then a sort of the contact's few memberships into
  * membership order. Both contact id columns have the "C" collation (set in SQL: the Prisma schema
  * cannot express it), so the descents compare bytes (memcmp), not strcoll under the database's
  * locale. No aggregate: an ARRAY() subquery (an empty one is `[]`). The primary key serves it, so no
  * extra index in byte order costs every membership insert; one grouped scan of a page's memberships
- * instead of a lookup per contact costs the same. The suppression, unless `sources` gives it: a
- * probe of the suppressions' key.
+ * instead of a lookup per contact costs the same. The suppression, by default: a probe of the
+ * suppressions' key.
  */
-export function contactJsonPart(c: string, sources?: ContactJsonSources): string {
+export function contactJsonPart(c: string, sources: ContactSources = contactLookupsPart(c)): string {
   const standard = STANDARD_FIELD_COLUMNS.map(([key, column]) => `'"${key}":' || to_json(${c}.${column})::text`);
-  const listIdsJson =
-    sources?.listIdsJson ??
-    `array_to_json(ARRAY(SELECT m.list_id FROM list_memberships m
-                                              WHERE m.contact_id = ${c}.id ORDER BY m.created_at, m.list_id))::text`;
-  const suppressionReason =
-    sources?.suppressionReason ??
-    `(SELECT s.reason::text FROM suppressions s WHERE s.organization_id = ${c}.organization_id AND s.email = ${c}.email)`;
   return `'{"id":' || to_json(${c}.id)::text
       || ',"email":' || to_json(${c}.email)::text
-      || ',"listIds":' || ${listIdsJson}
+      || ',"listIds":' || array_to_json(${sources.listIdsArray})::text
       || ',"fields":{' || concat_ws(',', ${standard.join(', ')},
                                           NULLIF(left(right(json_strip_nulls(${c}.custom_fields::json)::text, -1), -1), ''))
-      || '},"suppressed":' || COALESCE('{"reason":"' || ${suppressionReason} || '"}', 'null')
+      || '},"suppressed":' || COALESCE('{"reason":"' || ${sources.suppressionReason} || '"}', 'null')
       || ',"createdAt":"' || ${isoTimeSql(`${c}.created_at`)} || '","updatedAt":"' || ${isoTimeSql(`${c}.updated_at`)} || '"}'`;
 }
 

@@ -1,5 +1,5 @@
 import { defineStatement } from '../database/statements';
-import { contactJsonPart, type ContactJsonSources, standardFieldsPart } from '../contacts/contacts.statements';
+import { contactJsonPart, contactLookupsPart, type ContactSources, standardFieldsPart } from '../contacts/contacts.statements';
 import { STANDARD_FIELD_KEYS } from '../custom-fields/field-definitions';
 
 /**
@@ -100,17 +100,12 @@ export const EXPORT_PLACE = defineStatement<ExportPlaceRow>({
  * - `s`: the suppression, merge-joined through suppressions_organization_id_email_c_idx.
  * A membership's email is its contact's (written with it, never changed) and emails are unique in
  * an organization, so joining by email is joining by contact.
- * Not joined (updatedSince, which may match a few contacts of many): contactJsonPart's lookups per
+ * Not joined (updatedSince, which may match a few contacts of many): contactLookupsPart, a lookup per
  * contact, so that a small export does not pass over every membership.
  */
-function exportRows(select: (sources: ContactJsonSources & { listIdsArray: string }) => string, joined: boolean): string {
+function exportRows(select: (sources: ContactSources) => string, joined: boolean): string {
   if (!joined) {
-    const listIdsArray = `ARRAY(SELECT m.list_id FROM list_memberships m WHERE m.contact_id = c.id ORDER BY m.created_at, m.list_id)`;
-    return `SELECT ${select({
-      listIdsArray,
-      listIdsJson: `array_to_json(${listIdsArray})::text`,
-      suppressionReason: `(SELECT s.reason::text FROM suppressions s WHERE s.organization_id = c.organization_id AND s.email = c.email)`,
-    })}
+    return `SELECT ${select(contactLookupsPart('c'))}
     FROM contacts c
     WHERE c.organization_id = $1::text
       AND ($2::text IS NULL OR EXISTS (SELECT 1 FROM list_memberships lm WHERE lm.contact_id = c.id AND lm.list_id = $2::text))
@@ -118,11 +113,7 @@ function exportRows(select: (sources: ContactJsonSources & { listIdsArray: strin
       AND c.updated_at >= $4::timestamptz
     ORDER BY c.email COLLATE "C"`;
   }
-  return `SELECT ${select({
-    listIdsArray: `COALESCE(g.list_ids, '{}')`,
-    listIdsJson: `COALESCE(array_to_json(g.list_ids)::text, '[]')`,
-    suppressionReason: 's.reason::text',
-  })}
+  return `SELECT ${select({ listIdsArray: `COALESCE(g.list_ids, '{}')`, suppressionReason: 's.reason::text' })}
     FROM contacts c
     LEFT JOIN (SELECT m.email COLLATE "C" AS email, array_agg(m.list_id ORDER BY m.created_at, m.list_id) AS list_ids
                FROM lists l JOIN list_memberships m ON m.list_id = l.id
@@ -137,7 +128,7 @@ function exportRows(select: (sources: ContactJsonSources & { listIdsArray: strin
 }
 
 /** Each contact as the JSON text GET /contacts/{email} shows (contactJsonPart, the contacts module's): an NDJSON line. */
-const ndjsonRow = (sources: ContactJsonSources) => `${contactJsonPart('c', sources)} AS contact`;
+const ndjsonRow = (sources: ContactSources) => `${contactJsonPart('c', sources)} AS contact`;
 
 /**
  * Each contact as the cells of a CSV record (export-csv.ts, exportRecord), in this column order:
@@ -145,7 +136,7 @@ const ndjsonRow = (sources: ContactJsonSources) => `${contactJsonPart('c', sourc
  * the custom fields as their jsonb text (null when there are none), from which the service takes
  * the organization's keys in byte order.
  */
-const csvRow = (sources: { listIdsArray: string; suppressionReason: string }) =>
+const csvRow = (sources: ContactSources) =>
   `c.email, array_to_string(${sources.listIdsArray}, ';') AS "listIds", ${sources.suppressionReason} AS suppressed,
            ${standardFieldsPart('c')},
            NULLIF(c.custom_fields, '{}'::jsonb)::text AS "customFields"`;
