@@ -4,6 +4,7 @@ import { TextDecoder } from 'node:util';
 import zlib from 'node:zlib';
 import type { Request } from 'express';
 import { parse as parseCsv } from 'csv-parse';
+import { EventLoopTurns } from '../common/event-loop-turns';
 import { isStorableText } from '../common/storable-text';
 import { isValidEmail, normalizeEmail } from '../contacts/email';
 import { RequestErrorCode } from '../errors/error-codes';
@@ -22,6 +23,13 @@ export interface UploadLimits {
   /** A body that sends nothing for this long is 408 REQUEST_TIMEOUT. */
   idleTimeoutMs: number;
 }
+
+/**
+ * Longest stretch of reading rows before the event loop goes to other requests for a turn: a body
+ * that arrives faster than it is read is buffered, and reading it would otherwise hold the loop
+ * until the COPY's socket pushes back.
+ */
+const SLICE_MS = 5;
 
 const tooLarge = (what: string) => new RequestError(RequestErrorCode.PAYLOAD_TOO_LARGE, what);
 
@@ -203,6 +211,7 @@ export interface UploadSource {
  */
 export function uploadRows(importId: string, format: ImportFormat, body: Readable, maxRows: number, fields: FieldDefinitions): UploadSource {
   let count = 0;
+  const turns = new EventLoopTurns(SLICE_MS);
   const source: UploadSource = { header: null, rows: undefined as unknown as AsyncGenerator<UploadedRow>, count: () => count };
   const next = (): number => {
     count++;
@@ -211,6 +220,7 @@ export function uploadRows(importId: string, format: ImportFormat, body: Readabl
   };
   async function* ndjson(): AsyncGenerator<UploadedRow> {
     for await (const bytes of ndjsonLines(body)) {
+      await turns.turn();
       const row = next();
       const { text, problem } = decodeRow(bytes);
       const { email, seen } = problem === null ? emailOf(readNdjsonRow(text)) : { email: null, seen: false };
@@ -240,6 +250,7 @@ export function uploadRows(importId: string, format: ImportFormat, body: Readabl
           source.header = cells;
           continue;
         }
+        await turns.turn();
         const row = next();
         const { email, seen } = problem === null ? emailOf(readCsvRecord(cells, header)) : { email: null, seen: false };
         yield [importId, row, null, cells, problem, email, seen];

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { Inject, Injectable, Logger, type LoggerService, type OnApplicationBootstrap, type OnModuleDestroy, Optional } from '@nestjs/common';
+import { EventLoopTurns } from '../common/event-loop-turns';
 import { FIRST_SWEEP_AFTER_MS, PeriodicSweep } from '../common/periodic-sweep';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
 import type { ContactInput } from '../contacts/contact-input.shape';
@@ -34,6 +35,11 @@ const IMPORTS_PER_INSTANCE = 4;
 const POLL_MS = 1000;
 /** Failed chunk transactions in a row after which the import is `failed` (the service cannot finish it). */
 const MAX_CHUNK_FAILURES = 5;
+/**
+ * Longest stretch of a chunk's per-row work (reading rows, rendering results) before the event
+ * loop goes to other requests for a turn.
+ */
+const SLICE_MS = 5;
 /** Imports deleted per retention statement. */
 const SWEEP_CHUNK = 100;
 
@@ -193,10 +199,12 @@ export class ImportWorker implements OnApplicationBootstrap, OnModuleDestroy {
     const header: CsvHeader | undefined = row.format === 'csv' ? readCsvHeader(row.csvHeader ?? [], fields) : undefined;
     const defaults = { overwrite: row.overwrite };
 
+    const turns = new EventLoopTurns(SLICE_MS);
     const results: Array<ContactResult | RowFailure | undefined> = [];
     const inputs: ContactInput[] = [];
     const inputAt: number[] = [];
     for (const [index, stored_] of stored.entries()) {
+      await turns.turn();
       const fail = (code: string, message: string): RowFailure => ({ status: 'failed', code, message });
       if (stored_.problem !== null) {
         results.push(fail('INVALID_ROW', stored_.problem));
@@ -234,6 +242,7 @@ export class ImportWorker implements OnApplicationBootstrap, OnModuleDestroy {
     const statuses: string[] = [];
     const texts: string[] = [];
     for (const result of results as Array<ContactResult | RowFailure>) {
+      await turns.turn();
       counts[result.status]++;
       if (result.status === 'failed') codes[result.code] = (codes[result.code] ?? 0) + 1;
       statuses.push(result.status);

@@ -111,13 +111,23 @@ export const CLAIM_IMPORT = defineStatement<ImportRow>({
 });
 
 /**
+ * The import's cancel turn: a transaction-scoped advisory lock on the import id, taken shared by
+ * each chunk and exclusive by a cancel, before either locks the import's row. A cancel that waits
+ * for the chunk in progress is granted the lock when that chunk commits, so the next chunk waits
+ * for the cancel instead of taking the row first (a waiter on a row that was updated meanwhile
+ * has no place in line for its newest version).
+ */
+const CANCEL_TURN = 1229803587; // 'IMPC'
+
+/**
  * A chunk's first statement: renews the lease of instance $2 on import $1 (and locks the row
  * until the chunk commits). No row: the import was cancelled or another instance took it over.
  */
 export const RENEW_LEASE = defineStatement<{ processed: number }>({
   name: 'imports.renew-lease',
-  text: `UPDATE imports SET lease_expires_at = now() + make_interval(secs => $3::int)
-        WHERE id = $1 AND leased_by = $2 AND status = 'running' RETURNING processed`,
+  text: `WITH turn AS MATERIALIZED (SELECT pg_advisory_xact_lock_shared(${CANCEL_TURN}, hashtext($1::text)))
+      UPDATE imports SET lease_expires_at = now() + make_interval(secs => $3::int)
+        FROM turn WHERE id = $1 AND leased_by = $2 AND status = 'running' RETURNING processed`,
   columns: ['processed'],
   sample: () => ['imp_none', 'sample', 1],
 });
@@ -199,11 +209,15 @@ export const RELEASE_LEASES = defineStatement<{ released: number }>({
   sample: () => ['sample-none'],
 });
 
-/** Cancels import $1 of organization $2 if it has not ended (waits for a chunk in progress). */
+/**
+ * Cancels import $1 of organization $2 if it has not ended (waits for a chunk in progress, and
+ * takes effect before the next: CANCEL_TURN).
+ */
 export const CANCEL_IMPORT = defineStatement<ImportRow>({
   name: 'imports.cancel',
-  text: `UPDATE imports i SET status = 'cancelled', finished_at = now(), leased_by = NULL
-        WHERE i.id = $1 AND i.organization_id = $2 AND i.status IN ('queued', 'running') RETURNING ${IMPORT_COLUMNS}`,
+  text: `WITH turn AS MATERIALIZED (SELECT pg_advisory_xact_lock(${CANCEL_TURN}, hashtext($1::text)))
+      UPDATE imports i SET status = 'cancelled', finished_at = now(), leased_by = NULL
+        FROM turn WHERE i.id = $1 AND i.organization_id = $2 AND i.status IN ('queued', 'running') RETURNING ${IMPORT_COLUMNS}`,
   columns: IMPORT_KEYS,
   sample: () => ['imp_none', '00000000-0000-0000-0000-000000000000'],
 });
