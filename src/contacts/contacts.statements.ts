@@ -54,7 +54,8 @@ export const LOCK_EMAILS = defineStatement<{ locked: number }>({
 /**
  * Where a statement reads a contact's list ids and suppression: by default (contactLookupsPart) a
  * lookup per contact; a statement that has them at hand for every row gives its own (the export
- * joins them in email order).
+ * joins them in email order; the pipeline's write statement takes them as parameters, for the rows
+ * it writes).
  */
 export interface ContactSources {
   /** The list ids as a text[], in membership order (created_at, then list id); empty, never NULL. */
@@ -73,13 +74,13 @@ export function contactLookupsPart(c: string): ContactSources {
 
 /**
  * A contact `c` (a row of contacts, every column) as GET /api/v2/contacts/{email} shows it, as JSON
- * text: the one rendering of a stored contact, composed by every read that shows one (GET, the
- * listing, the export, the events of the write paths that read the contact: contact-views.ts).
- * renderContact (contact-results.ts) writes the same text from a contact in memory (the pipeline's
- * events, rendered from its plans); test/contacts/contact-json.e2e-spec.ts checks that both write
- * the same bytes for the same stored contacts.
+ * text: the one rendering of a contact, composed by every statement that shows one (GET, the
+ * listing, the export, the events of the write paths that read the contact: contact-views.ts, and
+ * the pipeline's write statement, whose events show the rows it writes: WRITE_CONTACTS).
+ * test/contacts/contact-json.e2e-spec.ts checks that GET, the listing, the export and the events
+ * send the same bytes.
  *
- * The keys in renderContact's order; `fields`: the standard ones with a value in
+ * The keys in the order of EventContact (event-types.ts); `fields`: the standard ones with a value in
  * STANDARD_FIELD_COLUMNS order, then the custom ones without nulls in their stored (jsonb) order;
  * times as toISOString writes them. Strings are escaped by PostgreSQL's JSON output; custom fields
  * are re-emitted compactly by json_strip_nulls (which also drops their nulls, as reads do), their
@@ -237,12 +238,16 @@ function writeText(withAnswer: boolean): string {
     `${p.add('new_contact')}::boolean[]`,
     `${p.add('membership_email')}::text[]`,
   ].join(', ');
+  // What the events show of each written contact besides its row (contactSourcesValues, contacts.repository.ts): its list
+  // ids, a slice of one array of them all, and its suppression.
+  const listIds = p.add('list_ids');
+  const sources = `${p.add('source_contact_ids')}::text[], ${p.add('list_ids_from')}::int[], ${p.add('list_ids_to')}::int[], ${p.add('suppression_reasons')}::text[]`;
   return `WITH inserted AS (
         INSERT INTO contacts (id, organization_id, email, ${STANDARD_COLUMNS.join(', ')}, custom_fields, created_at, updated_at)
         SELECT r.id, ${org}, r.email, ${STANDARD_COLUMNS.map((c) => `r.${c}`).join(', ')}, r.custom_fields::jsonb, now(), now()
         FROM unnest(${createdArrays.join(', ')})
              AS r(id, email, ${STANDARD_COLUMNS.join(', ')}, custom_fields)
-        RETURNING id
+        RETURNING *
       ), updated AS (
         UPDATE contacts AS c
         SET ${STANDARD_COLUMNS.map((c) => `${c} = r.${c}`).join(', ')}, custom_fields = r.custom_fields::jsonb,
@@ -250,7 +255,7 @@ function writeText(withAnswer: boolean): string {
         FROM unnest(${updatedArrays.join(', ')})
              AS r(id, ${STANDARD_COLUMNS.join(', ')}, custom_fields)
         WHERE c.id = r.id AND c.organization_id = ${org}
-        RETURNING c.id
+        RETURNING c.*
       ), added_memberships AS (
         INSERT INTO list_memberships (contact_id, list_id, email)
         SELECT m.contact_id, m.list_id, m.email
@@ -262,8 +267,13 @@ function writeText(withAnswer: boolean): string {
         SELECT m.contact_id, m.list_id, m.email
         FROM unnest(${memberships}) AS m(contact_id, list_id, new_contact, email)
         WHERE m.new_contact AND m.contact_id IN (SELECT id FROM inserted)
+      ), contact_texts AS (
+        SELECT w.id AS contact_id,
+               ${contactJsonPart('w', { listIdsArray: `(${listIds}::text[])[s.list_ids_from:s.list_ids_to]`, suppressionReason: 's.reason' })} AS contact
+        FROM (SELECT * FROM inserted UNION ALL SELECT * FROM updated) AS w
+        JOIN unnest(${sources}) AS s(contact_id, list_ids_from, list_ids_to, reason) ON s.contact_id = w.id
       ), written_events AS (
-        ${eventsInsertPart(p, org)}
+        ${eventsInsertPart(p, org, 'contact_texts')}
       )${withAnswer ? `, stored_answer AS (
         ${storeAnswerPart(p, org)}
       )` : ''}
@@ -276,6 +286,10 @@ function writeText(withAnswer: boolean): string {
  * is; each with its contact's email, the listing's order by list), their change events and the
  * request's stored answer: one round trip. The events' and the answer's INSERTs are their modules'
  * own parts (eventsInsertPart, storeAnswerPart), composed here after the contacts' parameters.
+ * Each event's `data.contact` is its contact's row as this statement writes it (RETURNING of
+ * `inserted` and `updated`), rendered by contactJsonPart (`contact_texts`) with the list ids and
+ * the suppression the pipeline gives (it knows them after its read: the memberships this statement
+ * adds are not visible to its own reads); the events' part joins each event to its contact's text.
  * Returns how many contacts were inserted. New contacts and their memberships are plain INSERTs,
  * not ON CONFLICT: a speculative insertion costs each row a probe of every unique index before
  * the insert, a lock-manager round and an extra WAL record to confirm it, a large share of a
@@ -305,7 +319,10 @@ export const WRITE_CONTACTS = defineStatement<{ inserted: number }>({
 
 /** Values that write nothing: no contact, no membership, no event. */
 function emptyWrite(organizationId: string): unknown[] {
-  return [organizationId, ...created.map(() => []), ...updated.map(() => []), [], [], [], [], null, null, [], [], [], [], []];
+  const memberships = [[], [], [], []];
+  const sources = [[], [], [], [], []];
+  const events = [null, null, [], [], [], [], [], []];
+  return [organizationId, ...created.map(() => []), ...updated.map(() => []), ...memberships, ...sources, ...events];
 }
 
 export const CONTACTS_STATEMENTS = [CONTACT_JSON, LOCK_EMAILS, READ_RULE_CONTEXT, WRITE_CONTACTS_AND_ANSWER, WRITE_CONTACTS, RESTORE_ERASED_SUPPRESSIONS];
