@@ -43,17 +43,15 @@ export interface ContactRowWrite {
   custom: CustomValues;
 }
 
-/** A row of CONTACT_ROWS. */
+/** A contact of READ_RULE_CONTEXT's `contacts` (contactRows, contacts.statements.ts). */
 export interface ContactRow {
   id: string;
   email: string;
   custom_fields: unknown;
   list_ids: string[];
-  /** CONTACT_ROWS only: when each of `list_ids` was made, same order. */
-  list_added_at?: string[];
+  /** When each of `list_ids` was made, same order. */
+  list_added_at: string[];
   suppression_reason: SuppressionReason | null;
-  created_at: Date;
-  updated_at: Date;
   /** The standard columns (STANDARD_FIELD_COLUMNS). */
   [column: string]: unknown;
 }
@@ -100,7 +98,7 @@ export class ContactsRepository {
     const suppressions = row.suppressions as Array<{ email: string; reason: SuppressionReason; erased: boolean }>;
     return {
       now: new Date(row.now),
-      membershipTimes: new Map(contacts.map((contact) => [contact.email, (contact.list_added_at ?? []).map((at) => Date.parse(at))])),
+      membershipTimes: new Map(contacts.map((contact) => [contact.email, contact.list_added_at.map((at) => Date.parse(at))])),
       activeListIds: new Set(row.active_list_ids),
       customFields: new Map(definitions.map((definition) => [definition.key, definition])),
       existingContacts: new Map(contacts.map((contact) => [contact.email, toStoredContact(contact)])),

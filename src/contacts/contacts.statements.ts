@@ -119,39 +119,27 @@ export const CONTACT_JSON = defineStatement<{ contact: string }>({
 });
 
 /**
- * The columns of a contact row (ContactRow, contacts.repository.ts) read from a contact aliased
- * `c`, with its list ids (oldest membership first) and suppression: used by CONTACT_ROWS, what the
- * pipeline's rules read.
+ * The contacts of organization $1 with the (normalized) emails $2, as ContactRow
+ * (contacts.repository.ts) reads them: what the pipeline's rules read. Each with its list ids and
+ * suppression (contactLookupsPart, the one lookup of them) and when each membership was made (same
+ * order as list_ids: the pipeline's events show the list ids after a change in the order GET
+ * /contacts/{email} will). One probe of the (organization_id, email) key per email (a LATERAL probe
+ * per element of $2), not `c.email = ANY($2)`, because without table statistics (a young table
+ * before autovacuum's ANALYZE) the planner took the other index that starts with organization_id,
+ * (organization_id, updated_at), and read every contact of the organization (8.4 ms per batch in
+ * the bench's batchCreate instead of 0.2 ms).
  */
-export const CONTACT_COLUMNS = `c.id, c.email, ${STANDARD_COLUMNS.map((column) => `c.${column}`).join(', ')},
-           c.custom_fields, c.created_at, c.updated_at,
-           -- Per contact through the membership key, never a join over every membership: the
-           -- plan stays an index lookup whatever the table statistics say.
-           COALESCE(
-             (SELECT array_agg(m.list_id ORDER BY m.created_at, m.list_id) FROM list_memberships m WHERE m.contact_id = c.id),
-             '{}'
-           ) AS list_ids,
-           (SELECT s.reason::text FROM suppressions s
-             WHERE s.organization_id = c.organization_id AND s.email = c.email) AS suppression_reason`;
-
-/**
- * The contacts of organization $1 with the (normalized) emails $2 (CONTACT_COLUMNS), and when each
- * membership was made (same order as list_ids: the pipeline's events show the list ids after a
- * change in the order GET /contacts/{email} will). One probe of the (organization_id, email) key
- * per email (a LATERAL probe per element of $2), not `c.email = ANY($2)`, because without table
- * statistics (a young table before autovacuum's ANALYZE) the planner took the other index that
- * starts with organization_id, (organization_id, updated_at), and read every contact of the
- * organization (8.4 ms per batch in the bench's batchCreate instead of 0.2 ms).
- */
-export const CONTACT_ROWS = `
-    SELECT ${CONTACT_COLUMNS},
-           COALESCE(
-             (SELECT array_agg(m.created_at ORDER BY m.created_at, m.list_id) FROM list_memberships m WHERE m.contact_id = c.id),
-             '{}'
-           ) AS list_added_at
+function contactRows(): string {
+  const lookups = contactLookupsPart('c');
+  return `
+    SELECT c.id, c.email, ${STANDARD_COLUMNS.map((column) => `c.${column}`).join(', ')}, c.custom_fields,
+           ${lookups.listIdsArray} AS list_ids,
+           ARRAY(SELECT m.created_at FROM list_memberships m WHERE m.contact_id = c.id ORDER BY m.created_at, m.list_id) AS list_added_at,
+           ${lookups.suppressionReason} AS suppression_reason
     FROM unnest($2::text[]) AS wanted(email)
     -- LIMIT 1 (the key is unique) keeps this a probe per email: never flattened into a join
     CROSS JOIN LATERAL (SELECT * FROM contacts WHERE organization_id = $1 AND email = wanted.email LIMIT 1) AS c`;
+}
 
 export interface RuleContextRow {
   /** The transaction's now(), as the timestamptz(3) columns store it (the written rows' times). */
@@ -181,7 +169,7 @@ export const READ_RULE_CONTEXT = defineStatement<RuleContextRow>({
                                                     'defaultValue', f.default_value, 'options', f.options)
                                   ORDER BY f.created_at, f.key), '[]'::json)
          FROM custom_fields f WHERE f.organization_id = $1) AS custom_fields,
-        (SELECT COALESCE(json_agg(c), '[]'::json) FROM (${CONTACT_ROWS}) AS c) AS contacts,
+        (SELECT COALESCE(json_agg(c), '[]'::json) FROM (${contactRows()}) AS c) AS contacts,
         (SELECT COALESCE(json_agg(json_build_object('email', s.email, 'reason', s.reason, 'erased', s.erased)), '[]'::json)
          FROM (
            SELECT p.email, p.reason, false AS erased FROM suppressions p
