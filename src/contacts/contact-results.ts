@@ -5,7 +5,6 @@
 import type { Answer } from '../requests/stored-answer';
 import { singleEndpointStatusOf } from './contact-error-codes';
 import type { ContactFailureCode, SuppressionReason } from './contact-rules';
-import type { StoredContact } from './contacts.repository';
 
 export type ContactResult =
   /** `id` is null on a dry run: nothing was created. */
@@ -89,22 +88,4 @@ export type ContactsEndpoint = 'single' | 'batch';
 /** The answer of a POST: rendered once, from the results, by its endpoint's renderer. */
 export function renderAnswer(endpoint: ContactsEndpoint, requestId: string, results: ContactResult[], dryRun: boolean): Answer {
   return endpoint === 'single' ? renderSingleResponse(requestId, results[0], dryRun) : renderBatchResponse(requestId, results, dryRun);
-}
-
-/** A date custom value is stored as its YYYY-MM-DD string, a number as a JSON number. */
-export function renderContact(contact: StoredContact) {
-  // Object.fromEntries defines own properties: a key like `__proto__` stays plain data.
-  const fields: Record<string, unknown> = Object.fromEntries([
-    ...Object.entries(contact.standard).filter(([, value]) => value !== null),
-    ...contact.custom,
-  ]);
-  return {
-    id: contact.id,
-    email: contact.email,
-    listIds: [...contact.listIds],
-    fields,
-    suppressed: contact.suppressionReason ? { reason: contact.suppressionReason } : null,
-    createdAt: contact.createdAt.toISOString(),
-    updatedAt: contact.updatedAt.toISOString(),
-  };
 }

@@ -1,9 +1,9 @@
 import { runIn, type SqlClient } from '../database/statements';
-import type { renderContact } from './contact-results';
+import type { EventContact } from '../events/event-types';
 import { CONTACT_VIEWS } from './contact-views.statements';
 
 /** A contact as GET /api/v2/contacts/{email} shows it: what contact events carry as `data.contact`. */
-export type ContactView = ReturnType<typeof renderContact>;
+export type ContactView = EventContact;
 
 /**
  * The contacts of these normalized emails as GET /contacts/{email} would show them, read inside

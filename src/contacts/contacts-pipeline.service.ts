@@ -207,6 +207,7 @@ export class ContactsPipelineService {
     const updates = plans.filter((plan): plan is PlannedUpdate => plan.outcome === 'updated');
     const idOf = (plan: PlannedCreate) => createdIds.get(plan.email) as string;
 
+    const { events, sources } = contactEvents(organizationId, plans, createdIds, context);
     const inserted = await this.contacts.writeChanges(tx, organizationId, {
       creates: creates.map((plan) => ({ id: idOf(plan), email: plan.email, standard: plan.standard, custom: plan.custom })),
       updates: updates.map((plan) => ({ id: plan.contactId, email: plan.email, standard: plan.standard, custom: plan.custom })),
@@ -217,7 +218,8 @@ export class ContactsPipelineService {
         ),
       ],
       requestId: stored.requestId,
-      events: contactEvents(organizationId, plans, createdIds, context),
+      events,
+      sources,
       // The transaction's now(), as the rows' createdAt/updatedAt.
       eventsAt: context.now,
       answer: stored.answer,

@@ -36,6 +36,11 @@ describe('ContactsRepository.writeChanges: the write statement values', () => {
     ],
     requestId: 'req-1',
     events: [],
+    sources: [
+      { contactId: 'c1', listIds: ['l1'], suppressionReason: null },
+      { contactId: 'c2', listIds: [], suppressionReason: 'bounced' },
+      { contactId: 'u1', listIds: ['l0', 'l 2'], suppressionReason: null },
+    ],
     eventsAt: new Date(0),
     answer: null,
   };
@@ -43,8 +48,9 @@ describe('ContactsRepository.writeChanges: the write statement values', () => {
   // pg serializes JS arrays itself: every array parameter is a JS array, none a literal written by hand.
   it('sends each array parameter as a JS array', async () => {
     const values = await writeValuesOf(changes);
-    // Created: ids, emails, standard columns, custom; updated: the same less emails; 4 of memberships; 5 of events.
-    const arrays = 2 + STANDARD_FIELD_COLUMNS.length + 1 + 1 + STANDARD_FIELD_COLUMNS.length + 1 + 4 + 5;
+    // Created: ids, emails, standard columns, custom; updated: the same less emails; 4 of memberships;
+    // 5 of the contacts' list ids and suppressions; 6 of events.
+    const arrays = 2 + STANDARD_FIELD_COLUMNS.length + 1 + 1 + STANDARD_FIELD_COLUMNS.length + 1 + 4 + 5 + 6;
     expect(values.filter((value) => Array.isArray(value))).toHaveLength(arrays);
   });
 
@@ -80,8 +86,15 @@ describe('ContactsRepository.writeChanges: the write statement values', () => {
       expect(await read(values[memberships + 1])).toEqual(['l1', 'l 2']);
       expect(await read(values[memberships + 2], 'boolean[]')).toEqual([true, false]);
       expect(await read(values[memberships + 3])).toEqual(['a@example.com', 'u@example.com']);
-      // Then the events: request id, time and their five arrays (event-writes.ts).
-      expect(values).toHaveLength(memberships + 4 + 7);
+      // Then every list id of the written contacts, and per contact its id, its slice of them and its suppression.
+      const sources = memberships + 4;
+      expect(await read(values[sources])).toEqual(['l1', 'l0', 'l 2']);
+      expect(await read(values[sources + 1])).toEqual(['c1', 'c2', 'u1']);
+      expect(await read(values[sources + 2], 'int[]')).toEqual([1, 2, 2]);
+      expect(await read(values[sources + 3], 'int[]')).toEqual([1, 1, 3]);
+      expect(await read(values[sources + 4])).toEqual([null, 'bounced', null]);
+      // Then the events: request id, time and their six arrays (event-writes.ts).
+      expect(values).toHaveLength(sources + 5 + 8);
     } finally {
       await client.end();
     }

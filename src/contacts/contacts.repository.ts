@@ -15,8 +15,8 @@ import {
   WRITE_CONTACTS,
   WRITE_CONTACTS_AND_ANSWER,
 } from './contacts.statements';
-import { eventsValues } from '../events/event-writes';
-import type { NewEvent } from '../events/event-types';
+import { eventsAroundContactValues } from '../events/event-writes';
+import type { NewEventAroundContact } from '../events/event-types';
 import { type AnswerWrite, storeAnswerValues } from '../requests/store-answer';
 
 /**
@@ -34,8 +34,6 @@ export interface WriteContext extends RuleContext {
 /** A contact row as read, with its list ids (oldest membership first) and suppression. */
 export interface StoredContact extends ExistingContact {
   suppressionReason: SuppressionReason | null;
-  createdAt: Date;
-  updatedAt: Date;
 }
 
 export interface ContactRowWrite {
@@ -45,17 +43,15 @@ export interface ContactRowWrite {
   custom: CustomValues;
 }
 
-/** A row of CONTACT_ROWS. */
+/** A contact of READ_RULE_CONTEXT's `contacts` (contactRows, contacts.statements.ts). */
 export interface ContactRow {
   id: string;
   email: string;
   custom_fields: unknown;
   list_ids: string[];
-  /** CONTACT_ROWS only: when each of `list_ids` was made, same order. */
-  list_added_at?: string[];
+  /** When each of `list_ids` was made, same order. */
+  list_added_at: string[];
   suppression_reason: SuppressionReason | null;
-  created_at: Date;
-  updated_at: Date;
   /** The standard columns (STANDARD_FIELD_COLUMNS). */
   [column: string]: unknown;
 }
@@ -102,7 +98,7 @@ export class ContactsRepository {
     const suppressions = row.suppressions as Array<{ email: string; reason: SuppressionReason; erased: boolean }>;
     return {
       now: new Date(row.now),
-      membershipTimes: new Map(contacts.map((contact) => [contact.email, (contact.list_added_at ?? []).map((at) => Date.parse(at))])),
+      membershipTimes: new Map(contacts.map((contact) => [contact.email, contact.list_added_at.map((at) => Date.parse(at))])),
       activeListIds: new Set(row.active_list_ids),
       customFields: new Map(definitions.map((definition) => [definition.key, definition])),
       existingContacts: new Map(contacts.map((contact) => [contact.email, toStoredContact(contact)])),
@@ -148,7 +144,7 @@ export class ContactsRepository {
     // statement's values are held (by the pg client) while it runs.
     const values = [
       ...writeValues(organizationId, changes),
-      ...eventsValues(changes.requestId, changes.eventsAt, changes.events),
+      ...eventsAroundContactValues(changes.requestId, changes.eventsAt, changes.events),
       ...(changes.answer ? storeAnswerValues(changes.answer) : []),
     ];
     return runIn(tx, changes.answer ? WRITE_CONTACTS_AND_ANSWER : WRITE_CONTACTS, values).then(([row]) => row.inserted);
@@ -174,7 +170,21 @@ function writeValues(organizationId: string, changes: ContactChanges): unknown[]
     memberships.map((m) => m.listId),
     memberships.map((m) => m.newContact),
     memberships.map((m) => m.email),
+    ...contactSourcesValues(changes.sources),
   ];
+}
+
+/** The written contacts' list ids and suppressions, as WRITE_CONTACTS takes them: one array of every list id, each contact's slice of it (1-based, inclusive). */
+function contactSourcesValues(sources: readonly ContactSourcesWrite[]): unknown[] {
+  const listIds: string[] = [];
+  const from: number[] = [];
+  const to: number[] = [];
+  for (const source of sources) {
+    from.push(listIds.length + 1);
+    listIds.push(...source.listIds);
+    to.push(listIds.length);
+  }
+  return [listIds, sources.map((source) => source.contactId), from, to, sources.map((source) => source.suppressionReason)];
 }
 
 /** What one POST (or a chunk of import rows) writes: its contacts, memberships, events and, for a POST, its answer. */
@@ -184,11 +194,22 @@ export interface ContactChanges {
   memberships: MembershipWrite[];
   /** The request id the events carry. */
   requestId: string;
-  events: readonly NewEvent[];
+  /** The events, each rendered around its contact's JSON text by the statement (contactJsonPart of the written row). */
+  events: readonly NewEventAroundContact[];
+  /** One per contact the events show: what they show of it besides its row. */
+  sources: readonly ContactSourcesWrite[];
   /** The transaction's now(): the events' time, as the rows' createdAt/updatedAt. */
   eventsAt: Date;
   /** The request's stored answer (GET /requests/{request_id}); null for import rows. */
   answer: AnswerWrite | null;
+}
+
+/** What an event shows of a written contact besides its row: its list ids after the write and its suppression. */
+export interface ContactSourcesWrite {
+  contactId: string;
+  /** In membership order (created_at, then list id), as GET shows them. */
+  listIds: string[];
+  suppressionReason: SuppressionReason | null;
 }
 
 export interface MembershipWrite {
@@ -216,7 +237,7 @@ function customValues(stored: unknown): CustomValues {
   return new Map(Object.entries((stored ?? {}) as Record<string, unknown>).filter(([, value]) => value !== null));
 }
 
-export function toStoredContact(row: ContactRow): StoredContact {
+function toStoredContact(row: ContactRow): StoredContact {
   return {
     id: row.id,
     email: row.email,
@@ -224,7 +245,5 @@ export function toStoredContact(row: ContactRow): StoredContact {
     custom: customValues(row.custom_fields),
     listIds: new Set(row.list_ids),
     suppressionReason: row.suppression_reason,
-    createdAt: new Date(row.created_at),
-    updatedAt: new Date(row.updated_at),
   };
 }

@@ -54,7 +54,8 @@ export const LOCK_EMAILS = defineStatement<{ locked: number }>({
 /**
  * Where a statement reads a contact's list ids and suppression: by default (contactLookupsPart) a
  * lookup per contact; a statement that has them at hand for every row gives its own (the export
- * joins them in email order).
+ * joins them in email order; the pipeline's write statement takes them as parameters, for the rows
+ * it writes).
  */
 export interface ContactSources {
   /** The list ids as a text[], in membership order (created_at, then list id); empty, never NULL. */
@@ -73,13 +74,13 @@ export function contactLookupsPart(c: string): ContactSources {
 
 /**
  * A contact `c` (a row of contacts, every column) as GET /api/v2/contacts/{email} shows it, as JSON
- * text: the one rendering of a stored contact, composed by every read that shows one (GET, the
- * listing, the export, the events of the write paths that read the contact: contact-views.ts).
- * renderContact (contact-results.ts) writes the same text from a contact in memory (the pipeline's
- * events, rendered from its plans); test/contacts/contact-json.e2e-spec.ts checks that both write
- * the same bytes for the same stored contacts.
+ * text: the one rendering of a contact, composed by every statement that shows one (GET, the
+ * listing, the export, the events of the write paths that read the contact: contact-views.ts, and
+ * the pipeline's write statement, whose events show the rows it writes: WRITE_CONTACTS).
+ * test/contacts/contact-json.e2e-spec.ts checks that GET, the listing, the export and the events
+ * send the same bytes.
  *
- * The keys in renderContact's order; `fields`: the standard ones with a value in
+ * The keys in the order of EventContact (event-types.ts); `fields`: the standard ones with a value in
  * STANDARD_FIELD_COLUMNS order, then the custom ones without nulls in their stored (jsonb) order;
  * times as toISOString writes them. Strings are escaped by PostgreSQL's JSON output; custom fields
  * are re-emitted compactly by json_strip_nulls (which also drops their nulls, as reads do), their
@@ -118,39 +119,27 @@ export const CONTACT_JSON = defineStatement<{ contact: string }>({
 });
 
 /**
- * The columns of a contact row (ContactRow, contacts.repository.ts) read from a contact aliased
- * `c`, with its list ids (oldest membership first) and suppression: used by CONTACT_ROWS, what the
- * pipeline's rules read.
+ * The contacts of organization $1 with the (normalized) emails $2, as ContactRow
+ * (contacts.repository.ts) reads them: what the pipeline's rules read. Each with its list ids and
+ * suppression (contactLookupsPart, the one lookup of them) and when each membership was made (same
+ * order as list_ids: the pipeline's events show the list ids after a change in the order GET
+ * /contacts/{email} will). One probe of the (organization_id, email) key per email (a LATERAL probe
+ * per element of $2), not `c.email = ANY($2)`, because without table statistics (a young table
+ * before autovacuum's ANALYZE) the planner took the other index that starts with organization_id,
+ * (organization_id, updated_at), and read every contact of the organization (8.4 ms per batch in
+ * the bench's batchCreate instead of 0.2 ms).
  */
-export const CONTACT_COLUMNS = `c.id, c.email, ${STANDARD_COLUMNS.map((column) => `c.${column}`).join(', ')},
-           c.custom_fields, c.created_at, c.updated_at,
-           -- Per contact through the membership key, never a join over every membership: the
-           -- plan stays an index lookup whatever the table statistics say.
-           COALESCE(
-             (SELECT array_agg(m.list_id ORDER BY m.created_at, m.list_id) FROM list_memberships m WHERE m.contact_id = c.id),
-             '{}'
-           ) AS list_ids,
-           (SELECT s.reason::text FROM suppressions s
-             WHERE s.organization_id = c.organization_id AND s.email = c.email) AS suppression_reason`;
-
-/**
- * The contacts of organization $1 with the (normalized) emails $2 (CONTACT_COLUMNS), and when each
- * membership was made (same order as list_ids: the pipeline's events show the list ids after a
- * change in the order GET /contacts/{email} will). One probe of the (organization_id, email) key
- * per email (a LATERAL probe per element of $2), not `c.email = ANY($2)`, because without table
- * statistics (a young table before autovacuum's ANALYZE) the planner took the other index that
- * starts with organization_id, (organization_id, updated_at), and read every contact of the
- * organization (8.4 ms per batch in the bench's batchCreate instead of 0.2 ms).
- */
-export const CONTACT_ROWS = `
-    SELECT ${CONTACT_COLUMNS},
-           COALESCE(
-             (SELECT array_agg(m.created_at ORDER BY m.created_at, m.list_id) FROM list_memberships m WHERE m.contact_id = c.id),
-             '{}'
-           ) AS list_added_at
+function contactRows(): string {
+  const lookups = contactLookupsPart('c');
+  return `
+    SELECT c.id, c.email, ${STANDARD_COLUMNS.map((column) => `c.${column}`).join(', ')}, c.custom_fields,
+           ${lookups.listIdsArray} AS list_ids,
+           ARRAY(SELECT m.created_at FROM list_memberships m WHERE m.contact_id = c.id ORDER BY m.created_at, m.list_id) AS list_added_at,
+           ${lookups.suppressionReason} AS suppression_reason
     FROM unnest($2::text[]) AS wanted(email)
     -- LIMIT 1 (the key is unique) keeps this a probe per email: never flattened into a join
     CROSS JOIN LATERAL (SELECT * FROM contacts WHERE organization_id = $1 AND email = wanted.email LIMIT 1) AS c`;
+}
 
 export interface RuleContextRow {
   /** The transaction's now(), as the timestamptz(3) columns store it (the written rows' times). */
@@ -180,7 +169,7 @@ export const READ_RULE_CONTEXT = defineStatement<RuleContextRow>({
                                                     'defaultValue', f.default_value, 'options', f.options)
                                   ORDER BY f.created_at, f.key), '[]'::json)
          FROM custom_fields f WHERE f.organization_id = $1) AS custom_fields,
-        (SELECT COALESCE(json_agg(c), '[]'::json) FROM (${CONTACT_ROWS}) AS c) AS contacts,
+        (SELECT COALESCE(json_agg(c), '[]'::json) FROM (${contactRows()}) AS c) AS contacts,
         (SELECT COALESCE(json_agg(json_build_object('email', s.email, 'reason', s.reason, 'erased', s.erased)), '[]'::json)
          FROM (
            SELECT p.email, p.reason, false AS erased FROM suppressions p
@@ -237,12 +226,16 @@ function writeText(withAnswer: boolean): string {
     `${p.add('new_contact')}::boolean[]`,
     `${p.add('membership_email')}::text[]`,
   ].join(', ');
+  // What the events show of each written contact besides its row (contactSourcesValues, contacts.repository.ts): its list
+  // ids, a slice of one array of them all, and its suppression.
+  const listIds = p.add('list_ids');
+  const sources = `${p.add('source_contact_ids')}::text[], ${p.add('list_ids_from')}::int[], ${p.add('list_ids_to')}::int[], ${p.add('suppression_reasons')}::text[]`;
   return `WITH inserted AS (
         INSERT INTO contacts (id, organization_id, email, ${STANDARD_COLUMNS.join(', ')}, custom_fields, created_at, updated_at)
         SELECT r.id, ${org}, r.email, ${STANDARD_COLUMNS.map((c) => `r.${c}`).join(', ')}, r.custom_fields::jsonb, now(), now()
         FROM unnest(${createdArrays.join(', ')})
              AS r(id, email, ${STANDARD_COLUMNS.join(', ')}, custom_fields)
-        RETURNING id
+        RETURNING *
       ), updated AS (
         UPDATE contacts AS c
         SET ${STANDARD_COLUMNS.map((c) => `${c} = r.${c}`).join(', ')}, custom_fields = r.custom_fields::jsonb,
@@ -250,7 +243,7 @@ function writeText(withAnswer: boolean): string {
         FROM unnest(${updatedArrays.join(', ')})
              AS r(id, ${STANDARD_COLUMNS.join(', ')}, custom_fields)
         WHERE c.id = r.id AND c.organization_id = ${org}
-        RETURNING c.id
+        RETURNING c.*
       ), added_memberships AS (
         INSERT INTO list_memberships (contact_id, list_id, email)
         SELECT m.contact_id, m.list_id, m.email
@@ -262,8 +255,13 @@ function writeText(withAnswer: boolean): string {
         SELECT m.contact_id, m.list_id, m.email
         FROM unnest(${memberships}) AS m(contact_id, list_id, new_contact, email)
         WHERE m.new_contact AND m.contact_id IN (SELECT id FROM inserted)
+      ), contact_texts AS (
+        SELECT w.id AS contact_id,
+               ${contactJsonPart('w', { listIdsArray: `(${listIds}::text[])[s.list_ids_from:s.list_ids_to]`, suppressionReason: 's.reason' })} AS contact
+        FROM (SELECT * FROM inserted UNION ALL SELECT * FROM updated) AS w
+        JOIN unnest(${sources}) AS s(contact_id, list_ids_from, list_ids_to, reason) ON s.contact_id = w.id
       ), written_events AS (
-        ${eventsInsertPart(p, org)}
+        ${eventsInsertPart(p, org, 'contact_texts')}
       )${withAnswer ? `, stored_answer AS (
         ${storeAnswerPart(p, org)}
       )` : ''}
@@ -276,6 +274,10 @@ function writeText(withAnswer: boolean): string {
  * is; each with its contact's email, the listing's order by list), their change events and the
  * request's stored answer: one round trip. The events' and the answer's INSERTs are their modules'
  * own parts (eventsInsertPart, storeAnswerPart), composed here after the contacts' parameters.
+ * Each event's `data.contact` is its contact's row as this statement writes it (RETURNING of
+ * `inserted` and `updated`), rendered by contactJsonPart (`contact_texts`) with the list ids and
+ * the suppression the pipeline gives (it knows them after its read: the memberships this statement
+ * adds are not visible to its own reads); the events' part joins each event to its contact's text.
  * Returns how many contacts were inserted. New contacts and their memberships are plain INSERTs,
  * not ON CONFLICT: a speculative insertion costs each row a probe of every unique index before
  * the insert, a lock-manager round and an extra WAL record to confirm it, a large share of a
@@ -305,7 +307,10 @@ export const WRITE_CONTACTS = defineStatement<{ inserted: number }>({
 
 /** Values that write nothing: no contact, no membership, no event. */
 function emptyWrite(organizationId: string): unknown[] {
-  return [organizationId, ...created.map(() => []), ...updated.map(() => []), [], [], [], [], null, null, [], [], [], [], []];
+  const memberships = [[], [], [], []];
+  const sources = [[], [], [], [], []];
+  const events = [null, null, [], [], [], [], [], []];
+  return [organizationId, ...created.map(() => []), ...updated.map(() => []), ...memberships, ...sources, ...events];
 }
 
 export const CONTACTS_STATEMENTS = [CONTACT_JSON, LOCK_EMAILS, READ_RULE_CONTEXT, WRITE_CONTACTS_AND_ANSWER, WRITE_CONTACTS, RESTORE_ERASED_SUPPRESSIONS];

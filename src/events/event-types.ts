@@ -30,7 +30,7 @@ export function isEventType(value: string): value is EventType {
   return (EVENT_TYPES as readonly string[]).includes(value);
 }
 
-/** A contact as GET /api/v2/contacts/{email} shows it (renderContact in src/contacts/contact-results.ts). */
+/** A contact as GET /api/v2/contacts/{email} shows it (contactJsonPart in src/contacts/contacts.statements.ts renders it). */
 export interface EventContact {
   id: string;
   email: string;
@@ -101,6 +101,44 @@ export function renderEvent(uuid: string, occurredAt: string, requestId: string 
   // Byte for byte JSON.stringify({ id, type, occurredAt, requestId, data }): the id (`evt_` + hex),
   // the type (EVENT_TYPES) and the time (toISOString) need no escaping. One object less per event.
   return `{"id":"${publicEventId(uuid)}","type":"${type}","occurredAt":"${occurredAt}","requestId":${requestId === null ? 'null' : JSON.stringify(requestId)},"data":${JSON.stringify(data)}}`;
+}
+
+/** The types whose `data` starts with the contact as GET /api/v2/contacts/{email} shows it. */
+export type ContactEventType = 'contact.created' | 'contact.updated' | 'contact.list_removed' | 'contact.deleted';
+
+/**
+ * An event whose `data.contact` is JSON text the writing statement renders (eventsInsertPart with
+ * a relation of contact texts, events.statements.ts): the event without `data.contact`, and the
+ * contact it is about.
+ */
+export type NewEventAroundContact = {
+  [T in ContactEventType]: {
+    organizationId: string;
+    type: T;
+    contactId: string;
+    email: string;
+    data: Omit<EventDataByType[T], 'contact'>;
+  };
+}[ContactEventType];
+
+/**
+ * The text of an event around its `data.contact`: `head + contact + tail` is what renderEvent
+ * writes for the event with `data` = { contact, ...rest } (contact first), `contact` being the
+ * contact's JSON text.
+ */
+export function renderEventAroundContact(
+  uuid: string,
+  occurredAt: string,
+  requestId: string | null,
+  type: ContactEventType,
+  rest: object,
+): { head: string; tail: string } {
+  const others = JSON.stringify(rest);
+  return {
+    head: `{"id":"${publicEventId(uuid)}","type":"${type}","occurredAt":"${occurredAt}","requestId":${requestId === null ? 'null' : JSON.stringify(requestId)},"data":{"contact":`,
+    // `{}` when nothing follows the contact; else its members after a comma, without their braces.
+    tail: `${others === '{}' ? '' : `,${others.slice(1, -1)}`}}}`,
+  };
 }
 
 /**

@@ -1,5 +1,6 @@
 import { runIn, type SqlClient } from '../database/statements';
-import { newEventText, type NewEvent } from './event-types';
+import { randomUUID } from 'node:crypto';
+import { newEventText, renderEventAroundContact, type NewEvent, type NewEventAroundContact } from './event-types';
 import { INSERT_EVENTS } from './events.statements';
 
 /**
@@ -31,5 +32,26 @@ export function eventsValues(requestId: string | null, occurredAt: Date, events:
     events.map((event) => event.contactId ?? null),
     events.map((event) => event.email ?? null),
     texts.map((text) => text.body),
+  ];
+}
+
+/**
+ * The values of the events' INSERT after the organization when the statement renders each event's
+ * `data.contact` (eventsInsertPart with `contactTexts`), in order: each event's text before and
+ * after its contact (renderEventAroundContact), made here with its id.
+ */
+export function eventsAroundContactValues(requestId: string | null, occurredAt: Date, events: readonly NewEventAroundContact[]): unknown[] {
+  const at = occurredAt.toISOString();
+  const ids = events.map(() => randomUUID());
+  const texts = events.map((event, i) => renderEventAroundContact(ids[i], at, requestId, event.type, event.data));
+  return [
+    requestId,
+    at,
+    ids,
+    events.map((event) => event.type),
+    events.map((event) => event.contactId),
+    events.map((event) => event.email),
+    texts.map((text) => text.head),
+    texts.map((text) => text.tail),
   ];
 }

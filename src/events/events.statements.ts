@@ -12,7 +12,8 @@ export const publicEventIdPart = (uuid: string): string => `'evt_' || replace(${
  * request id (null for the admin command line), $3 when they happened, then one array per column,
  * element i of each being event i ($4 ids, $5 types, $6 contact ids, $7 emails, $8 texts); `seq`
  * follows the arrays' order. Run by `writeEvents` (event-writes.ts); the contacts write holds the
- * same INSERT as a part (eventsInsertPart).
+ * same INSERT as a part (eventsInsertPart), with each event's `data.contact` rendered by its own
+ * statement.
  *
  * Each event's text (`body`, the feed's and a webhook's bytes) is rendered in the service
  * (renderEvent) and stored as it came: PostgreSQL neither parses nor renders JSON for it. Only the
@@ -37,14 +38,28 @@ function insertEventsText(): string {
  * write, contacts.statements.ts): INSERT_EVENTS's INSERT, its placeholders numbered by `p` after
  * the caller's, `organization` the caller's placeholder; its values are `eventsValues`
  * (event-writes.ts), in this order.
+ *
+ * With `contactTexts`, each event's `data.contact` is rendered by the caller's statement: the name
+ * of a relation of it with columns `contact_id` and `contact` (the contact's JSON text), one row a
+ * contact. Each event's text is then its text before the contact, the contact's row of its
+ * `contact_id`, and its text after (values: `eventsAroundContactValues`); an event whose contact
+ * has no row gets no text and fails the statement (NOT NULL), never written without it.
  */
-export function eventsInsertPart(p: SqlParams, organization: string): string {
-  const [requestId, at, ids, types, contactIds, emails, bodies] = ['request_id', 'occurred_at', 'ids', 'types', 'contact_ids', 'emails', 'bodies'].map(
-    (name) => p.add(name),
-  );
-  return `INSERT INTO events (organization_id, request_id, occurred_at, id, type, contact_id, email, body, takes_position)
-    SELECT ${organization}, ${requestId}::text, ${at}::timestamptz, r.id, r.type, r.contact_id, r.email, r.body, r.n = 1
-    FROM unnest(${ids}::uuid[], ${types}::text[], ${contactIds}::text[], ${emails}::text[], ${bodies}::text[]) WITH ORDINALITY AS r(id, type, contact_id, email, body, n)
+export function eventsInsertPart(p: SqlParams, organization: string, contactTexts?: string): string {
+  const [requestId, at, ids, types, contactIds, emails] = ['request_id', 'occurred_at', 'ids', 'types', 'contact_ids', 'emails'].map((name) => p.add(name));
+  const columns = `${ids}::uuid[], ${types}::text[], ${contactIds}::text[], ${emails}::text[]`;
+  const insert = `INSERT INTO events (organization_id, request_id, occurred_at, id, type, contact_id, email, body, takes_position)
+    SELECT ${organization}, ${requestId}::text, ${at}::timestamptz, r.id, r.type, r.contact_id, r.email`;
+  if (contactTexts === undefined) {
+    const bodies = p.add('bodies');
+    return `${insert}, r.body, r.n = 1
+    FROM unnest(${columns}, ${bodies}::text[]) WITH ORDINALITY AS r(id, type, contact_id, email, body, n)
+    ORDER BY r.n`;
+  }
+  const [heads, tails] = [p.add('heads'), p.add('tails')];
+  return `${insert}, r.head || t.contact || r.tail, r.n = 1
+    FROM unnest(${columns}, ${heads}::text[], ${tails}::text[]) WITH ORDINALITY AS r(id, type, contact_id, email, head, tail, n)
+    LEFT JOIN ${contactTexts} AS t ON t.contact_id = r.contact_id
     ORDER BY r.n`;
 }
 

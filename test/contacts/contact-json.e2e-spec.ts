@@ -1,82 +1,106 @@
-import { renderContact } from '../../src/contacts/contact-results';
-import { type ContactRow, toStoredContact } from '../../src/contacts/contacts.repository';
-import { CONTACT_COLUMNS, contactJsonPart } from '../../src/contacts/contacts.statements';
-import { Database } from '../../src/database/database';
 import { AWKWARD_FIELDS, AWKWARD_VALUES, Org } from '../contract/helpers';
 import { useTestApp } from '../utils/test-app';
 
 /**
- * The two renderings of a contact: contactJsonPart (PostgreSQL; GET /contacts/{email}, the listing,
- * the export, the events of the write paths that read the contact) and renderContact (Node; the
- * pipeline's events, from its plans). For the same stored contact they must write the same bytes,
- * whatever the strings, fields, lists and suppression; the one exception is a number jsonb writes
- * in full where JSON.stringify uses an exponent: the same JSON number.
+ * One rendering of a contact: contactJsonPart (contacts.statements.ts), composed by GET
+ * /contacts/{email}, the listing, the NDJSON export and the POST pipeline's write statement (the
+ * `data.contact` of contact.created and contact.updated, rendered from the row it writes). For the
+ * same contact each writes the same bytes, whatever the strings, fields (in jsonb's key order,
+ * numbers as jsonb writes them: `1e21` in full), lists (membership order) and suppression.
  */
-describe('contactJsonPart and renderContact', () => {
+describe('a contact as JSON text: GET, the listing, the export and the events write the same bytes', () => {
   const app = useTestApp({ WEBHOOK_DELIVERY: 'false' });
 
-  /** Every contact of the organization, by email: the SQL text and renderContact's text of the same row. */
-  async function bothRenderings(organizationId: string): Promise<Map<string, { sql: string; node: string }>> {
-    const rows = await app.t.app.get(Database).transaction(async (tx) =>
-      (
-        await tx.query<ContactRow & { json: string }>(
-          `SELECT ${CONTACT_COLUMNS}, ${contactJsonPart('c')} AS json FROM contacts c WHERE c.organization_id = $1 ORDER BY c.email COLLATE "C"`,
-          [organizationId],
-        )
-      ).rows,
-    );
-    return new Map(rows.map((row) => [row.email, { sql: row.json, node: JSON.stringify(renderContact(toStoredContact(row))) }]));
-  }
-
+  /**
+   * Contacts made through the API whose last event shows them as they are now (nothing changes
+   * them after it but a stored null, which no rendering shows), and one written straight to the
+   * database (no event).
+   */
   async function variedOrg() {
     const { org, list } = await Org.withList(app.t, AWKWARD_FIELDS);
     const lists = [list, ...(await org.lists(11))];
     const awkward = { ...AWKWARD_VALUES, jobTitle: 'Zoë 漢字 😀', country: "O'Brien land", score: 12345.678, ratio: 2 ** 53 + 2 };
+    await org.suppress('suppressed@example.com', 'complained');
     let res = await org.batch([
       { email: "o'neil+tag@example.com", listIds: lists.slice(6), fields: awkward },
       { email: 'bare@example.com', listIds: [list] },
+      // Keys out of jsonb's order (shorter keys first); numbers JSON.stringify writes with an exponent.
       { email: 'numbers@example.com', listIds: [list], fields: { score: -1.5, ratio: 0.1, vip: true, born: '2026-02-28' } },
+      { email: 'exp@example.com', listIds: [list], fields: { score: 1e21, ratio: 1e-7 } },
       { email: 'zero@example.com', listIds: [list], fields: { score: 0, firstName: 'Only' } },
-      { email: 'suppressed@example.com', listIds: lists.slice(0, 2), fields: { tier: 'gold' } },
+      // A suppressed address stored with overwrite: its event shows the suppression.
+      { email: 'suppressed@example.com', listIds: lists.slice(0, 2), fields: { tier: 'gold' }, overwrite: true },
     ]);
-    expect(res.body.summary.created).toBe(5);
+    expect(res.body.summary.created).toBe(6);
     // Memberships made later come later in listIds: many lists, in two requests.
     res = await org.batch([{ email: "o'neil+tag@example.com", listIds: lists.slice(0, 6), overwrite: true }]);
     expect(res.body.summary.updated).toBe(1);
-    await org.suppress('suppressed@example.com', 'complained');
+    // An update of a suppressed contact shows its suppression; the single endpoint writes the same.
     await org.suppress('bare@example.com', 'unsubscribed');
+    res = await org.postContact({ email: 'bare@example.com', listIds: [lists[3]], fields: { city: 'Bern' }, overwrite: true });
+    expect(res.body.status).toBe('updated');
+    res = await org.postContact({ email: 'single@example.com', listIds: [lists[5], lists[4]], fields: { z: 'a', note: 'b' } });
+    expect(res.status).toBe(201);
     await org.rawContact('raw@example.com');
-    // A stored null (the API never stores one; an old row might): both leave it out.
+    // A stored null (the API never stores one; an old row might): every rendering leaves it out.
     await app.t.prisma.$executeRaw`UPDATE contacts SET custom_fields = custom_fields || '{"gone": null}'::jsonb WHERE organization_id = ${org.id} AND email = 'zero@example.com'`;
     return { org, lists };
   }
 
-  it('write the same bytes for the same stored contacts', async () => {
-    const { org, lists } = await variedOrg();
-    const rendered = await bothRenderings(org.id);
-    expect([...rendered.keys()]).toEqual(['bare@example.com', 'numbers@example.com', "o'neil+tag@example.com", 'raw@example.com', 'suppressed@example.com', 'zero@example.com']);
-    for (const { sql, node } of rendered.values()) expect(sql).toBe(node);
-
-    // What the test is made of is really there: the awkward values, the lists' order, the suppression, the null left out.
-    const awkward = JSON.parse(rendered.get("o'neil+tag@example.com")!.sql);
-    expect(awkward.listIds).toHaveLength(12);
-    expect(new Set(awkward.listIds)).toEqual(new Set(lists));
-    expect(awkward.listIds.slice(6).sort()).toEqual(lists.slice(0, 6).sort());
-    expect(awkward.fields).toMatchObject({ phone: '\u0001\u001f\b\f\n\r\t\u007f', company: '', ratio: 2 ** 53 + 2, vip: false });
-    expect(JSON.parse(rendered.get('suppressed@example.com')!.sql).suppressed).toEqual({ reason: 'complained' });
-    expect(JSON.parse(rendered.get('zero@example.com')!.sql).fields).toEqual({ firstName: 'Only', score: 0 });
-    expect(JSON.parse(rendered.get('raw@example.com')!.sql)).toMatchObject({ listIds: [], fields: {}, suppressed: null });
-  });
-
-  it('GET /contacts/{email} and the NDJSON export send that text as it is', async () => {
-    const { org } = await variedOrg();
-    const rendered = await bothRenderings(org.id);
-    for (const [email, { sql }] of rendered) {
+  /** Each contact's text in GET /contacts/{email}'s body, by email, in the order given. */
+  async function getTexts(org: Org, emails: string[]): Promise<Map<string, string>> {
+    const texts = new Map<string, string>();
+    for (const email of emails) {
       const res = await org.getContact(email);
       expect(res.status).toBe(200);
       expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
-      expect(res.text).toBe(`{"request_id":${JSON.stringify(res.headers['x-request-id'])},"contact":${sql}}`);
+      const head = `{"request_id":${JSON.stringify(res.headers['x-request-id'])},"contact":`;
+      expect(res.text.startsWith(head) && res.text.endsWith('}')).toBe(true);
+      texts.set(email, res.text.slice(head.length, -1));
     }
+    return texts;
+  }
+
+  /** The stored text of each contact's last contact.created or contact.updated event, by email. */
+  async function lastEventBodies(organizationId: string): Promise<Map<string, string>> {
+    const rows = await app.t.prisma.$queryRaw<Array<{ email: string; body: string }>>`
+      SELECT email, body FROM events
+      WHERE organization_id = ${organizationId} AND type IN ('contact.created', 'contact.updated') ORDER BY seq`;
+    return new Map(rows.map((row) => [row.email, row.body]));
+  }
+
+  const emails = [
+    'bare@example.com',
+    'exp@example.com',
+    'numbers@example.com',
+    "o'neil+tag@example.com",
+    'raw@example.com',
+    'single@example.com',
+    'suppressed@example.com',
+    'zero@example.com',
+  ];
+
+  it("an event's data.contact is GET's text, byte for byte, and so is each contact of the listing and the export", async () => {
+    const { org, lists } = await variedOrg();
+    const texts = await getTexts(org, emails);
+
+    const bodies = await lastEventBodies(org.id);
+    expect([...bodies.keys()].sort()).toEqual(emails.filter((email) => email !== 'raw@example.com'));
+    for (const [email, body] of bodies) {
+      // The body around data.contact, as JSON.stringify writes an event whose data starts with the contact.
+      const at = body.indexOf(',"data":{"contact":') + ',"data":{"contact":'.length;
+      const { contact, ...rest } = (JSON.parse(body) as { data: Record<string, unknown> }).data;
+      expect(contact).toBeDefined();
+      const after = Object.keys(rest).length === 0 ? '}}' : `,${JSON.stringify(rest).slice(1, -1)}}}`;
+      expect(body).toBe(`${body.slice(0, at)}${texts.get(email)}${after}`);
+    }
+
+    const listing = await org.get('/api/v2/contacts?limit=1000');
+    expect(listing.status).toBe(200);
+    expect(listing.text).toBe(
+      `{"request_id":${JSON.stringify(listing.headers['x-request-id'])},"contacts":[${[...texts.values()].join(',')}],"nextCursor":null}`,
+    );
+
     const exported = await org.get('/api/v2/contacts/export').buffer(true).parse((res, done) => {
       let text = '';
       res.setEncoding('utf8');
@@ -84,21 +108,22 @@ describe('contactJsonPart and renderContact', () => {
       res.on('end', () => done(null, text));
     });
     expect(exported.status).toBe(200);
-    expect(exported.body).toBe([...rendered.values()].map(({ sql }) => `${sql}\n`).join(''));
-  });
+    expect(exported.body).toBe([...texts.values()].map((text) => `${text}\n`).join(''));
 
-  it('numbers JSON.stringify writes with an exponent are written in full by jsonb: the same JSON numbers', async () => {
-    const { org, list } = await Org.withList(app.t, [
-      { key: 'score', type: 'number' },
-      { key: 'ratio', type: 'number' },
-    ]);
-    const res = await org.batch([{ email: 'exp@example.com', listIds: [list], fields: { score: 1e21, ratio: 1e-7 } }]);
-    expect(res.body.summary.created).toBe(1);
-    const { sql, node } = (await bothRenderings(org.id)).get('exp@example.com')!;
-    expect(sql).toContain('"score":1000000000000000000000');
-    expect(sql).toContain('"ratio":0.0000001');
-    expect(node).toContain('"score":1e+21');
-    expect(JSON.parse(sql)).toStrictEqual(JSON.parse(node));
-    expect(JSON.stringify(JSON.parse(sql))).toBe(node);
+    // What the test is made of is really there: the awkward values, the lists' order, the
+    // suppressions, jsonb's key order and numbers, the null left out.
+    const parsed = (email: string) => JSON.parse(texts.get(email)!);
+    const awkward = parsed("o'neil+tag@example.com");
+    expect(awkward.listIds).toHaveLength(12);
+    expect(new Set(awkward.listIds)).toEqual(new Set(lists));
+    expect(awkward.listIds.slice(6).sort()).toEqual(lists.slice(0, 6).sort());
+    expect(awkward.fields).toMatchObject({ phone: '\u0001\u001f\b\f\n\r\t\u007f', company: '', ratio: 2 ** 53 + 2, vip: false });
+    expect(parsed('suppressed@example.com').suppressed).toEqual({ reason: 'complained' });
+    expect(parsed('bare@example.com')).toMatchObject({ listIds: [lists[0], lists[3]], fields: { city: 'Bern' }, suppressed: { reason: 'unsubscribed' } });
+    expect(parsed('single@example.com').listIds).toEqual([lists[4], lists[5]].sort());
+    expect(texts.get('numbers@example.com')).toContain('"fields":{"vip":true,"born":"2026-02-28","ratio":0.1,"score":-1.5}');
+    expect(texts.get('exp@example.com')).toContain('"fields":{"ratio":0.0000001,"score":1000000000000000000000}');
+    expect(parsed('zero@example.com').fields).toEqual({ firstName: 'Only', score: 0 });
+    expect(parsed('raw@example.com')).toMatchObject({ listIds: [], fields: {}, suppressed: null });
   });
 });

@@ -7,10 +7,9 @@ import { ROOM_FOR_LOAD, useTestApp } from '../utils/test-app';
 /**
  * PostgreSQL renders the page of GET /api/v2/contacts (listing.statements.ts) and the service sends
  * that text in chunks of 100 contacts. Each contact must be exactly what GET /api/v2/contacts/{email}
- * shows (renderContact of the Prisma read, the listing's rendering before): same keys in the same
- * order, same strings, numbers, times, list order, suppression, nulls left out. The bytes are the
- * same too, except numbers that jsonb stores normalized (`1e21` comes back as
- * `1000000000000000000000`, `1e-7` as `0.0000001`: the same JSON number).
+ * shows: same keys in the same order, same strings, numbers, times, list order, suppression, nulls
+ * left out. The bytes are the same too, except numbers that jsonb stores normalized (`1e21` comes
+ * back as `1000000000000000000000`, `1e-7` as `0.0000001`: the same JSON number).
  */
 describe('GET /api/v2/contacts: the page as sent', () => {
   // Two tests here seed 20,000 contacts and their memberships to look at plans. Under CI's load (two
