@@ -12,10 +12,10 @@ const emails = (prefix: string, n: number) => Array.from({ length: n }, (_, i) =
  * contact without a list, a membership without its contact, or half a contact.
  */
 describe('list removal and delete: set-based and serialized', () => {
-  // No webhook worker: its polling would be counted with the request's statements.
+  // No webhook worker and no import worker: their polling would be counted with the request's statements.
   // Up to 144 requests at once racing on 6 emails through a pool of 10: under CI's load their lock and
   // pool waits can pass the default time-outs (a 503 where the race is what is tested): ROOM_FOR_LOAD.
-  const app = useTestApp({ WEBHOOK_DELIVERY: 'false', ...ROOM_FOR_LOAD });
+  const app = useTestApp({ WEBHOOK_DELIVERY: 'false', IMPORT_PROCESSING: 'false', ...ROOM_FOR_LOAD });
 
   async function caller() {
     const c = await Org.withList(app.t);

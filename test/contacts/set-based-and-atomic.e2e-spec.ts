@@ -12,8 +12,8 @@ import { waitUntil } from '../utils/run-service';
 const emails = (prefix: string, n: number) => Array.from({ length: n }, (_, i) => `${prefix}${i}@example.com`);
 
 describe('contacts pipeline: set-based and atomic', () => {
-  // No webhook worker: its polling would be counted with the request's statements.
-  const app = useTestApp({ WEBHOOK_DELIVERY: 'false' });
+  // No webhook worker and no import worker: their polling would be counted with the request's statements.
+  const app = useTestApp({ WEBHOOK_DELIVERY: 'false', IMPORT_PROCESSING: 'false' });
   let statements: { readonly count: number };
   beforeAll(() => {
     statements = countStatements(app.t.app.get(Database).pool);
