@@ -6,7 +6,7 @@ import type { RequestError } from '../errors/request-error';
 import { classifyDatabaseError, faultCause, isConnectionLost, isLockTimeout, serviceUnavailable } from './database-errors';
 import { FaultLog } from './fault-log';
 import { HealthConnection } from './health-connection';
-import { bind, type RegisteredStatement, type SqlClient, type Statement } from './statements';
+import { bind, type RegisteredStatement, runIn, type SqlClient, type Statement } from './statements';
 
 export const DATABASE_OPTIONS = Symbol('DATABASE_OPTIONS');
 
@@ -26,6 +26,8 @@ const asError = (error: unknown): Error => (error instanceof Error ? error : new
 
 /** One round trip (simple protocol, no parameters): opens the transaction and assigns its id. */
 const BEGIN_WITH_XID = 'BEGIN; SELECT pg_current_xact_id()::text AS xid';
+/** BEGIN_WITH_XID, and the transaction's statements run with their generic plans (RegisteredStatement.plan). */
+const BEGIN_GENERIC_WITH_XID = 'BEGIN; SET LOCAL plan_cache_mode = force_generic_plan; SELECT pg_current_xact_id()::text AS xid';
 
 export interface DatabaseOptions {
   url: string;
@@ -100,8 +102,9 @@ export class Database implements OnModuleDestroy {
     return this.withClient(async (client) => (await client.query<R>(config)).rows, false);
   }
 
-  /** A registered statement (statements.ts) outside a transaction. */
+  /** A registered statement (statements.ts) outside a transaction; one whose `plan` is 'generic' in a transaction of its own. */
   run<R extends QueryResultRow>(statement: RegisteredStatement<R>, values: unknown[]): Promise<R[]> {
+    if (statement.plan === 'generic') return this.transaction((tx) => runIn(tx, statement, values), { genericPlans: true });
     return this.query<R>(bind(statement, values));
   }
 
@@ -110,11 +113,13 @@ export class Database implements OnModuleDestroy {
    * BEGIN also fetches the transaction id (same round trip), so that when COMMIT fails its outcome
    * is asked of the database (pg_xact_status) instead of guessed: committed → the result stands;
    * aborted → 503; unknowable (database unreachable) → the error stays (500, outcome unknown).
+   * `genericPlans`: its registered statements run with their generic plans (plan_cache_mode, for
+   * this transaction only).
    */
-  async transaction<T>(work: (tx: SqlClient) => Promise<T>): Promise<T> {
+  async transaction<T>(work: (tx: SqlClient) => Promise<T>, options: { genericPlans?: boolean } = {}): Promise<T> {
     return this.withClient(async (client, state) => {
-      const begun = (await client.query(BEGIN_WITH_XID)) as unknown as Array<{ rows: Array<{ xid: string }> }>;
-      const xid = begun[1].rows[0].xid;
+      const begun = (await client.query(options.genericPlans ? BEGIN_GENERIC_WITH_XID : BEGIN_WITH_XID)) as unknown as Array<{ rows: Array<{ xid: string }> }>;
+      const xid = begun[begun.length - 1].rows[0].xid;
       let committed = false;
       try {
         const result = await work(client);

@@ -43,6 +43,14 @@ export interface RegisteredStatement<Row extends QueryResultRow = QueryResultRow
    * what a sample writes is never kept.
    */
   readonly sample: (organizationId: string) => unknown[];
+  /**
+   * 'generic': `Database.run` runs it with its generic plan, planned once per connection instead of
+   * at every call (the pool plans every other statement with its values), in a transaction of its
+   * own that sets plan_cache_mode for itself: two more round trips. Only for a statement whose
+   * plan does not depend on its values: each table reached by key from small arrays, no
+   * selectivity for a value to change.
+   */
+  readonly plan?: 'generic';
 }
 
 /** A registered statement whatever its row type (what the registry, warm-up and tests need). */

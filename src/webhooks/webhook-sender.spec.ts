@@ -10,7 +10,7 @@ import { freePort } from '../../test/utils/net';
 import { type Answer, startReceiver } from '../../test/utils/webhook-receiver';
 import { nextDelayMs, parseRetryDelays } from '../common/retry-delays';
 import type { Resolver, TargetPolicy } from './webhook-address';
-import { retryAfterMsOf, sendAttempt, webhookAgent } from './webhook-sender';
+import { AttemptStop, retryAfterMsOf, sendAttempt, webhookAgent } from './webhook-sender';
 import { newWebhookSecret, signedHeaders } from './webhook-signing';
 
 describe('signing (verified with the Standard Webhooks reference library)', () => {
@@ -265,16 +265,18 @@ describe('sendAttempt through webhookAgent', () => {
     }
   });
 
-  it('ends an attempt at once when its stop controller aborts, naming the reason', async () => {
+  it('ends the attempts under way at once when their stop is stopped, naming the reason; one started later ends at once too', async () => {
     const receiver = await rawReceiver(() => 'hold');
     const agent = agentFor(() => insecure);
     try {
-      const stop = new AbortController();
+      const stop = new AttemptStop();
       const began = Date.now();
-      const attempt = sendAttempt(receiver.url, {}, '{}', { agent, stop });
-      setTimeout(() => stop.abort(new Error('the instance stopped')), 100);
-      expect(await attempt).toEqual({ status: null, error: 'the instance stopped', retryAfterMs: null });
+      const attempts = [sendAttempt(receiver.url, {}, '{}', { agent, stop }), sendAttempt(receiver.url, {}, '{}', { agent, stop })];
+      setTimeout(() => stop.stop(new Error('the instance stopped')), 100);
+      for (const attempt of attempts) expect(await attempt).toEqual({ status: null, error: 'the instance stopped', retryAfterMs: null, stopped: true });
       expect(Date.now() - began).toBeLessThan(2000);
+      expect(stop.size).toBe(0);
+      expect(await sendAttempt(receiver.url, {}, '{}', { agent, stop })).toMatchObject({ status: null, stopped: true });
     } finally {
       await receiver.close();
     }

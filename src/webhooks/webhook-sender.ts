@@ -7,6 +7,8 @@ export interface AttemptResult {
   status: number | null;
   error: string | null;
   retryAfterMs: number | null;
+  /** Set when the attempt was stopped before its answer (AttemptStop): its error is the stop's reason. */
+  stopped?: true;
 }
 
 export const ATTEMPT_TIMEOUT_MS = 10_000;
@@ -55,48 +57,148 @@ export function retryAfterMsOf(value: string | string[] | undefined, now = Date.
 }
 
 /**
+ * Stops the attempts it is given (the instance is shutting down): each that has no result yet ends
+ * at once, its result `stopped` with the reason's message as its error, and one started after the
+ * stop ends so at once. One per worker, shared by its attempts (no signal and listener per attempt).
+ */
+export class AttemptStop {
+  private reason: Error | undefined;
+  private readonly underWay = new Set<{ stop(reason: Error): void }>();
+
+  /** Attempts given this stop that have no result yet. */
+  get size(): number {
+    return this.underWay.size;
+  }
+
+  stop(reason: Error): void {
+    this.reason = reason;
+    for (const attempt of [...this.underWay]) attempt.stop(reason);
+  }
+
+  /** An attempt starts under this stop; answers the reason when it is already stopped. */
+  enter(attempt: { stop(reason: Error): void }): Error | undefined {
+    if (!this.reason) this.underWay.add(attempt);
+    return this.reason;
+  }
+
+  /** The attempt has its result. */
+  leave(attempt: { stop(reason: Error): void }): void {
+    this.underWay.delete(attempt);
+  }
+}
+
+/**
  * One POST of `body` to `url` through `agent` (webhookAgent: the address rules hold there); never
  * throws. The answer is its status line and headers: once they arrive within `timeoutMs` the
  * attempt has its result, whatever the body does afterwards (a 2xx is delivered even when the body
  * trickles or never ends). The body is then read away in the background, at most MAX_BODY and
  * until `timeoutMs` from the start, and dropped with its connection beyond that.
  *
- * `stop`: aborting it ends the attempt at once (the instance is shutting down); its reason is the
- * error the result names.
+ * `stop`: stopping it ends the attempt at once (the instance is shutting down); the result is
+ * `stopped` and its error is the reason's message.
  */
-export async function sendAttempt(
+export function sendAttempt(
   url: URL,
   headers: Record<string, string>,
   body: string,
-  options: { agent: Dispatcher; timeoutMs?: number; stop?: AbortController },
+  options: { agent: Dispatcher; timeoutMs?: number; stop?: AttemptStop },
 ): Promise<AttemptResult> {
-  const timeoutMs = options.timeoutMs ?? ATTEMPT_TIMEOUT_MS;
-  const controller = options.stop ?? new AbortController();
-  const timer = setTimeout(() => controller.abort(new AttemptTimeout()), timeoutMs);
-  try {
-    const answer = await options.agent.request({
+  const attempt = new Attempt(options.timeoutMs ?? ATTEMPT_TIMEOUT_MS, options.stop);
+  options.agent.dispatch(
+    {
       origin: url.origin,
       path: url.pathname + url.search,
       method: 'POST',
       headers: { ...headers, 'content-type': 'application/json', 'user-agent': USER_AGENT, connection: 'keep-alive' },
       body,
-      signal: controller.signal,
       // The attempt's own timer bounds the wait for the head and the body read away.
       headersTimeout: 0,
       bodyTimeout: 0,
-    });
-    answer.body.dump({ limit: MAX_BODY }).then(
-      () => clearTimeout(timer),
-      () => clearTimeout(timer),
-    );
-    const status = answer.statusCode;
-    return { status, error: null, retryAfterMs: status === 429 || status === 503 ? retryAfterMsOf(answer.headers['retry-after']) : null };
-  } catch (error) {
-    clearTimeout(timer);
-    if (error instanceof AttemptTimeout) return { status: null, error: `no answer within ${timeoutMs / 1000} s`, retryAfterMs: null };
+    },
+    attempt,
+  );
+  return attempt.result;
+}
+
+/** The receiver's body passed MAX_BODY: its connection is dropped. */
+class BodyTooLarge extends Error {}
+
+/**
+ * One attempt as undici's dispatch handler: the result when the head arrives (or the error, the
+ * timeout or the stop before it, whichever comes first: the result is settled once), then the body
+ * counted away. A handler rather than `request()`, which would make a body stream, an abort signal
+ * and its listener per attempt: the attempt needs only the head and the count of the body's bytes.
+ */
+class Attempt implements Dispatcher.DispatchHandler {
+  readonly result: Promise<AttemptResult>;
+  private resolve!: (result: AttemptResult) => void;
+  private settled = false;
+  private controller: Dispatcher.DispatchController | null = null;
+  /** Why the attempt is to end before undici has started it (onRequestStart aborts it then). */
+  private endedEarly: Error | null = null;
+  private bodyBytes = 0;
+  private readonly timer: NodeJS.Timeout;
+
+  constructor(
+    private readonly timeoutMs: number,
+    private readonly stopper: AttemptStop | undefined,
+  ) {
+    this.result = new Promise((resolve) => (this.resolve = resolve));
+    this.timer = setTimeout(() => this.end(new AttemptTimeout()), timeoutMs);
+    const stopped = stopper?.enter(this);
+    if (stopped) this.stop(stopped);
+  }
+
+  /** The instance is shutting down: the result names `reason`, and the request ends. */
+  stop(reason: Error): void {
+    clearTimeout(this.timer);
+    this.settle({ status: null, error: reason.message, retryAfterMs: null, stopped: true });
+    this.end(reason);
+  }
+
+  onRequestStart(controller: Dispatcher.DispatchController): void {
+    this.controller = controller;
+    if (this.endedEarly) controller.abort(this.endedEarly);
+  }
+
+  onResponseStart(controller: Dispatcher.DispatchController, statusCode: number, headers: Record<string, string | string[] | undefined>): void {
+    if (statusCode < 200) return; // 1xx: the answer is still to come
+    this.settle({ status: statusCode, error: null, retryAfterMs: statusCode === 429 || statusCode === 503 ? retryAfterMsOf(headers['retry-after']) : null });
+    if (Number(headers['content-length']) > MAX_BODY) controller.abort(new BodyTooLarge());
+  }
+
+  onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    this.bodyBytes += chunk.length;
+    if (this.bodyBytes > MAX_BODY) controller.abort(new BodyTooLarge());
+  }
+
+  onResponseEnd(): void {
+    clearTimeout(this.timer);
+  }
+
+  onResponseError(_controller: Dispatcher.DispatchController, error: Error): void {
+    clearTimeout(this.timer);
+    this.settle(this.failure(error));
+  }
+
+  /** The attempt's time ran out, or it was stopped: its result if none yet, and the request (its connection, once under way) ends. */
+  private end(reason: Error): void {
+    this.settle(this.failure(reason));
+    if (this.controller) this.controller.abort(reason);
+    else this.endedEarly ??= reason;
+  }
+
+  private settle(result: AttemptResult): void {
+    if (this.settled) return;
+    this.settled = true;
+    this.stopper?.leave(this);
+    this.resolve(result);
+  }
+
+  private failure(error: Error): AttemptResult {
+    if (error instanceof AttemptTimeout) return { status: null, error: `no answer within ${this.timeoutMs / 1000} s`, retryAfterMs: null };
     if (error instanceof TargetRefused) return { status: null, error: `refused: ${error.message}`, retryAfterMs: null };
-    if (controller.signal.aborted && error === controller.signal.reason && error instanceof Error) return { status: null, error: error.message, retryAfterMs: null };
-    return { status: null, error: describe(error as NodeJS.ErrnoException), retryAfterMs: null };
+    return { status: null, error: describe(error), retryAfterMs: null };
   }
 }
 

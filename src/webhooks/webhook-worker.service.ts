@@ -10,7 +10,7 @@ import { RequestError } from '../errors/request-error';
 import { MetricsService } from '../metrics/metrics.service';
 import { urlProblem } from './webhook-address';
 import { WebhookAddressPolicy } from './webhook-address.policy';
-import { type AttemptResult, sendAttempt, webhookAgent } from './webhook-sender';
+import { type AttemptResult, AttemptStop, sendAttempt, webhookAgent } from './webhook-sender';
 import { signedHeaders } from './webhook-signing';
 import { type AttemptOutcome, type AttemptShare, type ClaimedDelivery, WebhooksRepository } from './webhooks.repository';
 
@@ -137,8 +137,8 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly reserve: number;
   /** Webhooks with more attempts in flight here than their share. */
   private beyondShare = 0;
-  /** One per attempt in flight: drain stops those still under way when the shutdown window ends. */
-  private readonly stops = new Set<AbortController>();
+  /** Every attempt's stop: drain stops those still under way when the shutdown window ends. */
+  private readonly stopAttempts = new AttemptStop();
   private draining: Promise<void> | undefined;
   /** Webhooks whose receiver answered 410 here, until when nothing more is sent to them (GONE_MEMORY_MS). */
   private readonly gone = new Map<string, number>();
@@ -193,8 +193,9 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
       const released = new Promise<void>((resolve) => (timer = setTimeout(resolve, Math.max(0, releaseAt - Date.now()))));
       await Promise.race([ended, released]);
       clearTimeout(timer);
-      if (this.stops.size > 0) this.logger.log({ released: this.stops.size }, `Shutting down: ${this.stops.size} webhook attempt(s) still under way stopped and released to the other instances`);
-      for (const stop of this.stops) stop.abort(new AttemptStopped());
+      const underWay = this.stopAttempts.size;
+      if (underWay > 0) this.logger.log({ released: underWay }, `Shutting down: ${underWay} webhook attempt(s) still under way stopped and released to the other instances`);
+      this.stopAttempts.stop(new AttemptStopped());
       await ended;
     }
     await this.flush();
@@ -368,15 +369,9 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
       return;
     }
     const { id, body } = delivery.event;
-    const stop = new AbortController();
-    this.stops.add(stop);
-    try {
-      const result = await sendAttempt(new URL(delivery.url), signedHeaders(delivery.secret, id, body), body, { agent: this.agent, stop });
-      if (stop.signal.aborted && stop.signal.reason instanceof AttemptStopped && result.status === null) this.release(delivery, at, result);
-      else this.record(delivery, at, result, false);
-    } finally {
-      this.stops.delete(stop);
-    }
+    const result = await sendAttempt(new URL(delivery.url), signedHeaders(delivery.secret, id, body), body, { agent: this.agent, stop: this.stopAttempts });
+    if (result.stopped) this.release(delivery, at, result);
+    else this.record(delivery, at, result, false);
   }
 
   private crashed(error: unknown): void {
