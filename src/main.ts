@@ -43,8 +43,10 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     log(`${signal} received: draining`);
+    // The one bound on shutdown, the pool's end included (the Database waits for it without one of its
+    // own): an operator sets SHUTDOWN_TIMEOUT_MS below the platform's kill, so that a stuck close exits 1.
     const force = setTimeout(() => process.exit(1), config.SHUTDOWN_TIMEOUT_MS);
-    force.unref();
+    force.unref(); // a shutdown that completes exits at once, not at the bound
     // Webhook attempts in flight share the window with the requests being answered.
     await Promise.all([drainHttpServer(app.getHttpServer()), app.get(WebhookWorker).drain(Date.now() + config.SHUTDOWN_TIMEOUT_MS)]);
     await app.close();

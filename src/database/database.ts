@@ -247,8 +247,8 @@ export class Database implements OnModuleDestroy {
     // pool.end() waits for every checked-out connection to come back, then resolves while each is
     // still closing: the embedded server, stopped next, would end those with 57P01, logged as a
     // fault on a clean shutdown. So this also waits for each to have closed (pg-pool's 'remove').
-    // The wait is bounded because a connection that never comes back has been seen (an e2e app's
-    // close under load, cause not yet found) and would otherwise hold app.close() forever.
+    // No give-up of its own: work holding a connection ends first (its statements are bounded by
+    // statement_timeout and query_timeout), and main.ts's SHUTDOWN_TIMEOUT_MS bounds the whole shutdown.
     const allClosed = new Promise<void>((resolve) => {
       const check = () => {
         if (this.openConnections.size === 0) resolve();
@@ -256,19 +256,7 @@ export class Database implements OnModuleDestroy {
       this.pool.on('remove', check);
       check();
     });
-    const ended = this.pool.end().then(() => allClosed);
-    let timer: NodeJS.Timeout | undefined;
-    const gaveUp = await Promise.race([
-      ended.then(() => false),
-      new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(true), POOL_END_TIMEOUT_MS))),
-    ]);
-    clearTimeout(timer);
-    if (gaveUp) {
-      ended.catch(() => undefined);
-      this.logger.warn(`${this.pool.totalCount - this.pool.idleCount} database connection(s) still checked out, ${this.openConnections.size} open, ${POOL_END_TIMEOUT_MS} ms into close; not waiting for them`);
-    }
+    await this.pool.end();
+    await allClosed;
   }
 }
-
-/** Longest wait at close for checked-out connections to come back and close. */
-const POOL_END_TIMEOUT_MS = 10_000;

@@ -63,10 +63,22 @@ async function rawReceiver(answers: (index: number) => (string | number)[] | 'cl
   async function write(socket: net.Socket, pieces: (string | number)[]) {
     for (const piece of pieces) {
       if (socket.destroyed) return;
-      if (typeof piece === 'number') await new Promise((resolve) => setTimeout(resolve, piece));
+      if (typeof piece === 'number') await pause(socket, piece);
       else if (piece === '<end>') socket.end();
       else socket.write(piece);
     }
+  }
+  /** Waits `ms`, or less when the socket closes first: no timer outlives the connection it paces. */
+  function pause(socket: net.Socket, ms: number) {
+    return new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        socket.off('close', done);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      socket.once('close', done);
+    });
   }
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as net.AddressInfo).port;
