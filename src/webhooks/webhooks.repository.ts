@@ -221,10 +221,9 @@ export class WebhooksRepository {
   }
 
   /**
-   * Deletes the webhook; false when there is none. Its lease records go with it by their foreign
-   * key's cascade, its deliveries by the trigger delete_webhook_deliveries (docs/events.md). A
-   * fan-out holding the row (FOR NO KEY UPDATE) finishes first and its deliveries are deleted too;
-   * one that comes later no longer finds the webhook.
+   * Deletes the webhook; false when there is none. Its deliveries and lease records go with it, by
+   * their foreign keys' cascade. A fan-out holding the row (FOR NO KEY UPDATE) finishes first and
+   * its deliveries are deleted too; one that comes later no longer finds the webhook.
    */
   async delete(organizationId: string, id: string): Promise<boolean> {
     if (!UUID_PATTERN.test(id)) return false;
