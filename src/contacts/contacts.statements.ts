@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { STANDARD_FIELD_KEYS } from '../custom-fields/field-definitions';
 import { SqlParams } from '../database/sql-params';
 import { isoTimeSql } from '../database/sql-text';
 import { defineStatement } from '../database/statements';
@@ -13,18 +14,12 @@ import { storeAnswerPart } from '../requests/stored-responses.statements';
  */
 
 /**
- * The one mapping of standard fields to their columns: every statement below is built from it,
- * so adding a standard field touches this table (and the schema) only.
+ * The one mapping of standard fields to their columns: each key of STANDARD_FIELD_KEYS in
+ * snake_case, as schema.prisma maps it (test/database/statements.e2e-spec.ts checks every column
+ * against the migrated schema). Every statement below is built from it, so adding a standard field
+ * touches STANDARD_FIELD_KEYS, the schema and the DTO only.
  */
-export const STANDARD_FIELD_COLUMNS = [
-  ['firstName', 'first_name'],
-  ['lastName', 'last_name'],
-  ['phone', 'phone'],
-  ['company', 'company'],
-  ['jobTitle', 'job_title'],
-  ['city', 'city'],
-  ['country', 'country'],
-] as const;
+export const STANDARD_FIELD_COLUMNS = STANDARD_FIELD_KEYS.map((key) => [key, key.replace(/[A-Z]/g, (upper) => `_${upper.toLowerCase()}`)] as const);
 export const STANDARD_COLUMNS = STANDARD_FIELD_COLUMNS.map(([, column]) => column);
 
 /** The standard columns of a contact `c`, each named by its field key, in STANDARD_FIELD_COLUMNS order (the CSV export's cells). */
