@@ -6,12 +6,12 @@ import { contactJsonPart } from './contacts.statements';
  * inside the caller's transaction: what the change events of the other write paths show
  * (contact-views.ts). One probe of the (organization_id, email) key per email (LATERAL ... LIMIT 1).
  */
-export const CONTACT_VIEWS = defineStatement<{ email: string; contact: string }>({
+export const CONTACT_VIEWS = defineStatement<{ email: string; id: string; contact: string }>({
   name: 'contacts.views',
-  text: `SELECT c.email, ${contactJsonPart('c')} AS contact
+  text: `SELECT c.email, c.id, ${contactJsonPart('c')} AS contact
     FROM unnest($2::text[]) AS wanted(email)
     CROSS JOIN LATERAL (SELECT * FROM contacts WHERE organization_id = $1 AND email = wanted.email LIMIT 1) AS c`,
-  columns: ['email', 'contact'],
+  columns: ['email', 'id', 'contact'],
   sample: (organizationId) => [organizationId, []],
 });
 

@@ -142,12 +142,26 @@ export function renderEventAroundContact(
 }
 
 /**
+ * A contact event whose `data.contact` is the contact's JSON text as a statement of the same
+ * transaction rendered it (contactJsonPart, read by contact-views.ts): stored as it came, never
+ * parsed and written again, so its bytes are GET's.
+ */
+export type NewEventWithContactText = NewEventAroundContact & { requestId?: string | null; contactText: string };
+
+/** An event to write: its data as values, or a contact event around its contact's JSON text. */
+export type EventToWrite = NewEvent | NewEventWithContactText;
+
+/**
  * A new event's id and stored text, made when it is written: a random v4 UUID made here (not a
  * column default), so that the text and the row's id agree. Every writer uses it, through
  * writeEvents (event-writes.ts).
  */
-export function newEventText(event: NewEvent, occurredAt: string, requestId: string | null): { id: string; body: string } {
+export function newEventText(event: EventToWrite, occurredAt: string, requestId: string | null): { id: string; body: string } {
   const id = randomUUID();
+  if ('contactText' in event) {
+    const { head, tail } = renderEventAroundContact(id, occurredAt, requestId, event.type, event.data);
+    return { id, body: head + event.contactText + tail };
+  }
   return { id, body: renderEvent(id, occurredAt, requestId, event.type, event.data) };
 }
 

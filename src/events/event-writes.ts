@@ -1,6 +1,6 @@
 import { runIn, type SqlClient } from '../database/statements';
 import { randomUUID } from 'node:crypto';
-import { newEventText, renderEventAroundContact, type NewEvent, type NewEventAroundContact } from './event-types';
+import { type EventToWrite, newEventText, renderEventAroundContact, type NewEventAroundContact } from './event-types';
 import { INSERT_EVENTS } from './events.statements';
 
 /**
@@ -14,14 +14,14 @@ export async function writeEvents(
   organizationId: string,
   requestId: string | null,
   occurredAt: Date,
-  events: readonly NewEvent[],
+  events: readonly EventToWrite[],
 ): Promise<void> {
   if (events.length === 0) return;
   await runIn(tx, INSERT_EVENTS, [organizationId, ...eventsValues(requestId, occurredAt, events)]);
 }
 
 /** The values of the events' INSERT after the organization (INSERT_EVENTS, eventsInsertPart), in order. */
-export function eventsValues(requestId: string | null, occurredAt: Date, events: readonly NewEvent[]): unknown[] {
+export function eventsValues(requestId: string | null, occurredAt: Date, events: readonly EventToWrite[]): unknown[] {
   const at = occurredAt.toISOString();
   const texts = events.map((event) => newEventText(event, at, requestId));
   return [

@@ -5,7 +5,7 @@ import { redactEventText } from './event-redaction';
 import { EVENTS_OF_ADDRESS_FOR_UPDATE, WRITE_REDACTED_EVENTS } from './event-redaction.statements';
 import { DELETE_EXPIRED_EVENTS } from './event-record.statements';
 import { writeEvents } from './event-writes';
-import type { NewEvent } from './event-types';
+import type { EventToWrite } from './event-types';
 
 /**
  * Events of one address redacted per round of erasure (EventsRepository.redactEventsOf): a few
@@ -30,7 +30,7 @@ export class EventsRepository {
    * it): one statement (writeEvents) for the events of one organization and request, which is what
    * a change writes; one per run of them otherwise. Nothing to write, no statement.
    */
-  async record(tx: SqlClient, events: readonly NewEvent[]): Promise<void> {
+  async record(tx: SqlClient, events: readonly EventToWrite[]): Promise<void> {
     const at = new Date();
     for (let start = 0; start < events.length; ) {
       const { organizationId, requestId = null } = events[start];

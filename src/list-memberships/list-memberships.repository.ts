@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { readContactViews } from '../contacts/contact-views';
+import { readContactTexts } from '../contacts/contact-views';
 import { lockEmails } from '../contacts/email-locks';
 import { Database } from '../database/database';
 import { PrismaService } from '../database/prisma.service';
@@ -56,12 +56,12 @@ export class ListMembershipsRepository {
       if (removed.length > 0) {
         await runIn(tx, REMOVE_MEMBERSHIPS, [organizationId, listId, removed]);
         const removedEmails = emails.filter((email) => outcomes.get(email) === 'removed');
-        const after = await readContactViews(tx, organizationId, removedEmails);
+        const after = await readContactTexts(tx, organizationId, removedEmails);
         await this.events.record(
           tx,
           removedEmails.map((email) => {
             const contact = after.get(email)!;
-            return { organizationId, type: 'contact.list_removed', requestId, contactId: contact.id, email, data: { contact, listId } };
+            return { organizationId, type: 'contact.list_removed', requestId, contactId: contact.id, email, contactText: contact.text, data: { listId } };
           }),
         );
       }

@@ -3,8 +3,9 @@ import { useTestApp } from '../utils/test-app';
 
 /**
  * One rendering of a contact: contactJsonPart (contacts.statements.ts), composed by GET
- * /contacts/{email}, the listing, the NDJSON export and the POST pipeline's write statement (the
- * `data.contact` of contact.created and contact.updated, rendered from the row it writes). For the
+ * /contacts/{email}, the listing, the NDJSON export, the POST pipeline's write statement (the
+ * `data.contact` of contact.created and contact.updated, rendered from the row it writes) and the
+ * read of list removals and deletes (contact.list_removed, contact.deleted, stored as read). For the
  * same contact each writes the same bytes, whatever the strings, fields (in jsonb's key order,
  * numbers as jsonb writes them: `1e21` in full), lists (membership order) and suppression.
  */
@@ -61,12 +62,23 @@ describe('a contact as JSON text: GET, the listing, the export and the events wr
     return texts;
   }
 
-  /** The stored text of each contact's last contact.created or contact.updated event, by email. */
-  async function lastEventBodies(organizationId: string): Promise<Map<string, string>> {
+  /** The stored text of each contact's last event of these types, by email. */
+  async function lastEventBodies(organizationId: string, types = ['contact.created', 'contact.updated']): Promise<Map<string, string>> {
     const rows = await app.t.prisma.$queryRaw<Array<{ email: string; body: string }>>`
       SELECT email, body FROM events
-      WHERE organization_id = ${organizationId} AND type IN ('contact.created', 'contact.updated') ORDER BY seq`;
+      WHERE organization_id = ${organizationId} AND type = ANY(${types}::text[]) ORDER BY seq`;
     return new Map(rows.map((row) => [row.email, row.body]));
+  }
+
+  /** Each body is its event with `data.contact` spliced in as the contact's text, as JSON.stringify writes an event whose data starts with the contact. */
+  function expectContactTexts(bodies: Map<string, string>, texts: Map<string, string>): void {
+    for (const [email, body] of bodies) {
+      const at = body.indexOf(',"data":{"contact":') + ',"data":{"contact":'.length;
+      const { contact, ...rest } = (JSON.parse(body) as { data: Record<string, unknown> }).data;
+      expect(contact).toBeDefined();
+      const after = Object.keys(rest).length === 0 ? '}}' : `,${JSON.stringify(rest).slice(1, -1)}}}`;
+      expect(body).toBe(`${body.slice(0, at)}${texts.get(email)}${after}`);
+    }
   }
 
   const emails = [
@@ -86,14 +98,7 @@ describe('a contact as JSON text: GET, the listing, the export and the events wr
 
     const bodies = await lastEventBodies(org.id);
     expect([...bodies.keys()].sort()).toEqual(emails.filter((email) => email !== 'raw@example.com'));
-    for (const [email, body] of bodies) {
-      // The body around data.contact, as JSON.stringify writes an event whose data starts with the contact.
-      const at = body.indexOf(',"data":{"contact":') + ',"data":{"contact":'.length;
-      const { contact, ...rest } = (JSON.parse(body) as { data: Record<string, unknown> }).data;
-      expect(contact).toBeDefined();
-      const after = Object.keys(rest).length === 0 ? '}}' : `,${JSON.stringify(rest).slice(1, -1)}}}`;
-      expect(body).toBe(`${body.slice(0, at)}${texts.get(email)}${after}`);
-    }
+    expectContactTexts(bodies, texts);
 
     const listing = await org.get('/api/v2/contacts?limit=1000');
     expect(listing.status).toBe(200);
@@ -125,5 +130,30 @@ describe('a contact as JSON text: GET, the listing, the export and the events wr
     expect(texts.get('exp@example.com')).toContain('"fields":{"ratio":0.0000001,"score":1000000000000000000000}');
     expect(parsed('zero@example.com').fields).toEqual({ firstName: 'Only', score: 0 });
     expect(parsed('raw@example.com')).toMatchObject({ listIds: [], fields: {}, suppressed: null });
+  });
+  it("contact.list_removed shows GET's text after the removal, contact.deleted GET's text before the delete, byte for byte", async () => {
+    const { org, lists } = await variedOrg();
+    // Each keeps a list, so the removal is a change (a last membership is not removed).
+    const removing = ['exp@example.com', 'numbers@example.com', "o'neil+tag@example.com"];
+    const more = await org.batch(removing.map((email) => ({ email, listIds: [lists[7]], overwrite: true })));
+    expect(more.status).toBe(200);
+    const removed = await org.postRaw(`/api/v2/lists/${lists[0]}/contacts/remove`, JSON.stringify({ emails: removing }));
+    expect(removed.status).toBe(200);
+    const afterRemoval = await getTexts(org, removing);
+    const removals = await lastEventBodies(org.id, ['contact.list_removed']);
+    expect([...removals.keys()].sort()).toEqual([...removing].sort());
+    expectContactTexts(removals, afterRemoval);
+
+    const deleting = ['exp@example.com', 'zero@example.com', 'suppressed@example.com'];
+    const beforeDelete = await getTexts(org, deleting);
+    for (const email of deleting) {
+      const res = await org.t.http().delete(`/api/v2/contacts/${encodeURIComponent(email)}`).set('Authorization', `Bearer ${org.key}`);
+      expect(res.status).toBeLessThan(300);
+    }
+    const deletes = await lastEventBodies(org.id, ['contact.deleted']);
+    expect([...deletes.keys()].sort()).toEqual([...deleting].sort());
+    expectContactTexts(deletes, beforeDelete);
+    // The numbers are jsonb's, in full, as GET writes them (JSON.stringify would write 1e+21).
+    expect(deletes.get('exp@example.com')).toContain('"score":1000000000000000000000');
   });
 });

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { Database } from '../../database/database';
 import { runIn } from '../../database/statements';
 import { EventsRepository } from '../../events/events.repository';
-import { readContactViews } from '../contact-views';
+import { readContactTexts } from '../contact-views';
 import { lockEmails } from '../email-locks';
 import { DELETE_CONTACT } from './contact-deletion.statements';
 
@@ -25,10 +25,10 @@ export class ContactDeletionRepository {
     return this.database.transaction(async (tx) => {
       await lockEmails(tx, organizationId, [email]);
       // Read under the lock: what the event shows is exactly what the delete removes.
-      const before = (await readContactViews(tx, organizationId, [email])).get(email);
+      const before = (await readContactTexts(tx, organizationId, [email])).get(email);
       if (!before) return false;
       await runIn(tx, DELETE_CONTACT, [before.id, organizationId]);
-      await this.events.record(tx, [{ organizationId, type: 'contact.deleted', requestId, contactId: before.id, email, data: { contact: before } }]);
+      await this.events.record(tx, [{ organizationId, type: 'contact.deleted', requestId, contactId: before.id, email, contactText: before.text, data: {} }]);
       return true;
     });
   }
