@@ -98,9 +98,16 @@ export function publicEventId(uuid: string): string {
  * with no JSON parsed or rendered per read (docs/events.md, "An event").
  */
 export function renderEvent(uuid: string, occurredAt: string, requestId: string | null, type: EventType, data: EventData): string {
-  // Byte for byte JSON.stringify({ id, type, occurredAt, requestId, data }): the id (`evt_` + hex),
-  // the type (EVENT_TYPES) and the time (toISOString) need no escaping. One object less per event.
-  return `{"id":"${publicEventId(uuid)}","type":"${type}","occurredAt":"${occurredAt}","requestId":${requestId === null ? 'null' : JSON.stringify(requestId)},"data":${JSON.stringify(data)}}`;
+  return `${eventHead(uuid, occurredAt, requestId, type)}${JSON.stringify(data)}}`;
+}
+
+/**
+ * An event's text up to its `data`: byte for byte what JSON.stringify({ id, type, occurredAt,
+ * requestId, data }) writes before the data. The id (`evt_` + hex), the type (EVENT_TYPES) and the
+ * time (toISOString) need no escaping. One object less per event.
+ */
+function eventHead(uuid: string, occurredAt: string, requestId: string | null, type: EventType): string {
+  return `{"id":"${publicEventId(uuid)}","type":"${type}","occurredAt":"${occurredAt}","requestId":${requestId === null ? 'null' : JSON.stringify(requestId)},"data":`;
 }
 
 /** The types whose `data` starts with the contact as GET /api/v2/contacts/{email} shows it. */
@@ -135,7 +142,7 @@ export function renderEventAroundContact(
 ): { head: string; tail: string } {
   const others = JSON.stringify(rest);
   return {
-    head: `{"id":"${publicEventId(uuid)}","type":"${type}","occurredAt":"${occurredAt}","requestId":${requestId === null ? 'null' : JSON.stringify(requestId)},"data":{"contact":`,
+    head: `${eventHead(uuid, occurredAt, requestId, type)}{"contact":`,
     // `{}` when nothing follows the contact; else its members after a comma, without their braces.
     tail: `${others === '{}' ? '' : `,${others.slice(1, -1)}`}}}`,
   };
