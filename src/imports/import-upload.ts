@@ -24,13 +24,6 @@ export interface UploadLimits {
   idleTimeoutMs: number;
 }
 
-/**
- * Longest stretch of reading rows before the event loop goes to other requests for a turn: a body
- * that arrives faster than it is read is buffered, and reading it would otherwise hold the loop
- * until the COPY's socket pushes back.
- */
-const SLICE_MS = 5;
-
 const tooLarge = (what: string) => new RequestError(RequestErrorCode.PAYLOAD_TOO_LARGE, what);
 
 /**
@@ -211,7 +204,9 @@ export interface UploadSource {
  */
 export function uploadRows(importId: string, format: ImportFormat, body: Readable, maxRows: number, fields: FieldDefinitions): UploadSource {
   let count = 0;
-  const turns = new EventLoopTurns(SLICE_MS);
+  // Rows are read in slices with turns for other requests between them: a body that arrives faster
+  // than it is read is buffered, and reading it would otherwise hold the loop until the COPY pushes back.
+  const turns = new EventLoopTurns();
   const source: UploadSource = { header: null, rows: undefined as unknown as AsyncGenerator<UploadedRow>, count: () => count };
   const next = (): number => {
     count++;

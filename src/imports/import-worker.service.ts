@@ -35,11 +35,6 @@ const IMPORTS_PER_INSTANCE = 4;
 const POLL_MS = 1000;
 /** Failed chunk transactions in a row after which the import is `failed` (the service cannot finish it). */
 const MAX_CHUNK_FAILURES = 5;
-/**
- * Longest stretch of a chunk's per-row work (reading rows, rendering results) before the event
- * loop goes to other requests for a turn.
- */
-const SLICE_MS = 5;
 /** Imports deleted per retention statement. */
 const SWEEP_CHUNK = 100;
 
@@ -199,7 +194,8 @@ export class ImportWorker implements OnApplicationBootstrap, OnModuleDestroy {
     const header: CsvHeader | undefined = row.format === 'csv' ? readCsvHeader(row.csvHeader ?? [], fields) : undefined;
     const defaults = { overwrite: row.overwrite };
 
-    const turns = new EventLoopTurns(SLICE_MS);
+    // The chunk's per-row work (reading rows, rendering results) in slices, with turns for other requests between them.
+    const turns = new EventLoopTurns();
     const results: Array<ContactResult | RowFailure | undefined> = [];
     const inputs: ContactInput[] = [];
     const inputAt: number[] = [];
