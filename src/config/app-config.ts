@@ -119,8 +119,12 @@ const envSchema = z.object({
     .default(7),
   /** How long an instance holds a running import between chunks; one that dies leaves it to another after this. */
   IMPORT_LEASE_SECONDS: positiveInt.default(30),
-  /** Rows applied per transaction of an import (the pipeline plans and renders a chunk in one stretch of the event loop). */
-  IMPORT_CHUNK_ROWS: positiveInt.default(200),
+  /**
+   * Rows applied per transaction of an import: each chunk pays a fixed cost (its round trips and its
+   * commit's WAL flush) however few rows it holds, and the pipeline plans and renders it in one
+   * stretch of the event loop.
+   */
+  IMPORT_CHUNK_ROWS: positiveInt.default(500),
   /** Milliseconds a running import waits after each chunk, leaving the database and the CPU to other requests. */
   IMPORT_CHUNK_PAUSE_MS: z.coerce.number({ message: 'must be a whole number' }).int('must be a whole number').min(0, 'must be 0 or more').default(0),
   /** false: this instance processes no imports (its API still takes and reports them). */
