@@ -135,6 +135,8 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
    * its share while no other has due work, and another's due work still finds a batch of slots.
    */
   private readonly reserve: number;
+  /** Free slots worth a fan-out round while a webhook is beyond its share (roundSlots). */
+  private readonly beyondShareRoundSlots: number;
   /** Webhooks with more attempts in flight here than their share. */
   private beyondShare = 0;
   /** Every attempt's stop: drain stops those still under way when the shutdown window ends. */
@@ -154,6 +156,7 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
     this.claimBatch = Math.min(config.WEBHOOK_CONCURRENCY, Math.max(16, Math.floor(config.WEBHOOK_CONCURRENCY / 4)));
     this.perWebhookCap = Math.min(config.WEBHOOK_MAX_IN_FLIGHT_PER_WEBHOOK, config.WEBHOOK_CONCURRENCY);
     this.reserve = this.claimBatch;
+    this.beyondShareRoundSlots = Math.min(Math.max(this.claimBatch + this.reserve, Math.floor((config.WEBHOOK_CONCURRENCY * 3) / 4)), config.WEBHOOK_CONCURRENCY);
   }
 
   onApplicationBootstrap(): void {
@@ -292,10 +295,12 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
 
   /**
    * Free slots worth a fan-out round: `claimBatch`, and while a webhook is beyond its share here
-   * (the likely taker of the round's slots) a batch above the reserve.
+   * (the likely taker of the round's slots) three quarters of the slots, at least a batch above the
+   * reserve: a round costs PostgreSQL a few ms and four round trips whatever it takes, so a webhook
+   * that takes every slot takes them in rounds of about half of the slots, not of a batch.
    */
   private roundSlots(): number {
-    return this.beyondShare > 0 ? Math.min(this.claimBatch + this.reserve, this.config.WEBHOOK_CONCURRENCY) : this.claimBatch;
+    return this.beyondShare > 0 ? this.beyondShareRoundSlots : this.claimBatch;
   }
 
   /** Until `roundSlots()` attempt slots are free (an attempt's end wakes it), or WEBHOOK_POLL_MS. */
