@@ -1,5 +1,4 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { randomUUID } from 'node:crypto';
 import { Database } from '../database/database';
 import { errorLayers } from '../database/database-errors';
 import type { SqlClient } from '../database/statements';
@@ -18,6 +17,7 @@ import {
   screenContacts,
 } from './contact-rules';
 import { contactEvents } from './contact-events';
+import { newContactId } from './contact-ids';
 import { ContactsRepository, type WriteContext } from './contacts.repository';
 import { ErasureSecrets, type EmailHasher } from '../suppressions/erasure-secrets';
 
@@ -152,7 +152,7 @@ export class ContactsPipelineService {
     // Ids are made here, so the results (and the answer) are known before the one write statement.
     const createdIds = new Map<string, string>();
     if (!dryRun) {
-      for (const plan of plans.values()) if (plan.outcome === 'created') createdIds.set(plan.email, randomUUID());
+      for (const plan of plans.values()) if (plan.outcome === 'created') createdIds.set(plan.email, newContactId());
     }
     const results = screened.map((row): ContactResult => {
       if (row.kind === 'failed') return failureResult(row.email, row.failure);
