@@ -130,7 +130,10 @@ export class ContactsPipelineService {
     rows: { organizationId: string; requestId: string; dryRun: boolean; inputs: readonly ContactInput[]; hashEmail: EmailHasher },
   ): Promise<ContactResult[]> {
     const screened = screenContacts(rows.inputs);
-    return this.applyScreened(tx, rows.organizationId, screened, rows.dryRun, rows.hashEmail, () => ({ requestId: rows.requestId, answer: null }));
+    const results = await this.applyScreened(tx, rows.organizationId, screened, rows.dryRun, rows.hashEmail, () => ({ requestId: rows.requestId, answer: null }));
+    // The caller's next statements run with the pool's plan_cache_mode, not the one the write left.
+    if (!rows.dryRun) await this.contacts.resetPlanCacheMode(tx);
+    return results;
   }
 
   /** Rules 4–10 and, on a real run, the writes (with the answer `stored` makes of the results, if any). */
@@ -167,7 +170,10 @@ export class ContactsPipelineService {
         .filter((plan): plan is PlannedCreate => plan.outcome === 'created')
         .map((plan) => plan.email)
         .filter((email) => context.erasedSuppressions?.has(email));
-      await this.contacts.restoreErasedSuppressions(tx, organizationId, storedAgain, hashEmail);
+      if (storedAgain.length > 0) {
+        await this.contacts.resetPlanCacheMode(tx);
+        await this.contacts.restoreErasedSuppressions(tx, organizationId, storedAgain, hashEmail);
+      }
     }
     return results;
   }
