@@ -1,5 +1,4 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { randomUUID } from 'node:crypto';
 import { Database } from '../database/database';
 import { errorLayers } from '../database/database-errors';
 import type { SqlClient } from '../database/statements';
@@ -18,6 +17,7 @@ import {
   screenContacts,
 } from './contact-rules';
 import { contactEvents } from './contact-events';
+import { newContactId } from './contact-ids';
 import { ContactsRepository, type WriteContext } from './contacts.repository';
 import { ErasureSecrets, type EmailHasher } from '../suppressions/erasure-secrets';
 
@@ -130,7 +130,10 @@ export class ContactsPipelineService {
     rows: { organizationId: string; requestId: string; dryRun: boolean; inputs: readonly ContactInput[]; hashEmail: EmailHasher },
   ): Promise<ContactResult[]> {
     const screened = screenContacts(rows.inputs);
-    return this.applyScreened(tx, rows.organizationId, screened, rows.dryRun, rows.hashEmail, () => ({ requestId: rows.requestId, answer: null }));
+    const results = await this.applyScreened(tx, rows.organizationId, screened, rows.dryRun, rows.hashEmail, () => ({ requestId: rows.requestId, answer: null }));
+    // The caller's next statements run with the pool's plan_cache_mode, not the one the write left.
+    if (!rows.dryRun) await this.contacts.resetPlanCacheMode(tx);
+    return results;
   }
 
   /** Rules 4–10 and, on a real run, the writes (with the answer `stored` makes of the results, if any). */
@@ -152,7 +155,7 @@ export class ContactsPipelineService {
     // Ids are made here, so the results (and the answer) are known before the one write statement.
     const createdIds = new Map<string, string>();
     if (!dryRun) {
-      for (const plan of plans.values()) if (plan.outcome === 'created') createdIds.set(plan.email, randomUUID());
+      for (const plan of plans.values()) if (plan.outcome === 'created') createdIds.set(plan.email, newContactId());
     }
     const results = screened.map((row): ContactResult => {
       if (row.kind === 'failed') return failureResult(row.email, row.failure);
@@ -167,7 +170,10 @@ export class ContactsPipelineService {
         .filter((plan): plan is PlannedCreate => plan.outcome === 'created')
         .map((plan) => plan.email)
         .filter((email) => context.erasedSuppressions?.has(email));
-      await this.contacts.restoreErasedSuppressions(tx, organizationId, storedAgain, hashEmail);
+      if (storedAgain.length > 0) {
+        await this.contacts.resetPlanCacheMode(tx);
+        await this.contacts.restoreErasedSuppressions(tx, organizationId, storedAgain, hashEmail);
+      }
     }
     return results;
   }

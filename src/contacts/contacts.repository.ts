@@ -10,6 +10,7 @@ import {
   CONTACT_JSON,
   LOCK_EMAILS,
   READ_RULE_CONTEXT,
+  RESET_PLAN_CACHE_MODE,
   RESTORE_ERASED_SUPPRESSIONS,
   STANDARD_FIELD_COLUMNS,
   WRITE_CONTACTS,
@@ -119,6 +120,14 @@ export class ContactsRepository {
   async restoreErasedSuppressions(tx: SqlClient, organizationId: string, emails: string[], hashEmail: EmailHasher): Promise<void> {
     if (emails.length === 0) return;
     await runIn(tx, RESTORE_ERASED_SUPPRESSIONS, [organizationId, emails, emails.map(hashEmail)]);
+  }
+
+  /**
+   * After writeChanges, before any other statement of the transaction: plan_cache_mode back to the
+   * pool's, which the write statement left generic for its foreign-key checks (WRITE_CONTACTS).
+   */
+  async resetPlanCacheMode(tx: SqlClient): Promise<void> {
+    await tx.query(RESET_PLAN_CACHE_MODE);
   }
 
   /**

@@ -259,9 +259,18 @@ function writeText(withAnswer: boolean): string {
         ${eventsInsertPart(p, org, 'contact_texts')}
       )${withAnswer ? `, stored_answer AS (
         ${storeAnswerPart(p, org)}
-      )` : ''}
-      SELECT (SELECT count(*)::int FROM inserted) AS inserted`;
+      )` : ''}, generic_checks AS (
+        SELECT set_config('plan_cache_mode', 'force_generic_plan', true) AS mode
+      )
+      SELECT (SELECT count(*)::int FROM inserted) AS inserted FROM generic_checks`;
 }
+
+/**
+ * Sets plan_cache_mode back to the pool's (database.ts) for the rest of the transaction, after
+ * WRITE_CONTACTS or WRITE_CONTACTS_AND_ANSWER left it generic. A utility statement: sent as is
+ * (simple protocol), never prepared.
+ */
+export const RESET_PLAN_CACHE_MODE = 'RESET plan_cache_mode';
 
 /**
  * The contacts' writes of a request in ONE statement: new contacts, updated contacts (the whole
@@ -282,6 +291,15 @@ function writeText(withAnswer: boolean): string {
  * the pipeline retries the whole transaction, as it does when a create was skipped (the count).
  * The memberships added to existing contacts keep ON CONFLICT DO NOTHING: another path (the list
  * membership endpoints) may have added the same one meanwhile, and it stays as it is.
+ *
+ * Its foreign-key checks (each new contact's organization, each new membership's contact and list:
+ * one query a row, run by PostgreSQL when the statement ends) run with their generic plans, made
+ * once per connection. The pool plans every statement with its values
+ * (plan_cache_mode=force_custom_plan), and that setting would have PostgreSQL plan each check again
+ * for every row, which costs more than the check itself. So the statement sets plan_cache_mode to
+ * generic itself (`generic_checks`): its own plan was made with its values when it was bound, the
+ * checks come after. The setting lasts until the transaction ends: the pipeline sets it back
+ * (RESET_PLAN_CACHE_MODE) before any other statement of the transaction.
  */
 export const WRITE_CONTACTS_AND_ANSWER = defineStatement<{ inserted: number }>({
   name: 'contacts.write-and-store',

@@ -52,7 +52,8 @@ export function createPool(options: DatabaseOptions): Pool {
     idle_in_transaction_session_timeout: options.idleInTransactionTimeoutMs,
     // Prepared statements save the parse; each call is still planned with its own arrays. A
     // generic plan cannot see how many rows unnest($n) yields and chose a scan of all contacts
-    // for the overwrite UPDATE (97 ms instead of ~4 ms a batch in the bench).
+    // for the overwrite UPDATE (97 ms instead of ~4 ms a batch in the bench). The contacts write
+    // statement sets generic plans for its own foreign-key checks (WRITE_CONTACTS, contacts.statements.ts).
     options: '-c plan_cache_mode=force_custom_plan',
     // Client-side bound for a server that stopped answering without closing the socket.
     query_timeout: options.statementTimeoutMs + 2_000,

@@ -108,6 +108,22 @@ describe('contacts pipeline: set-based and atomic', () => {
     expect(await app.t.prisma.contact.count({ where: { organizationId: c.org.id, email: 'refused-answer@example.com' } })).toBe(0);
   });
 
+  it("the statements after the write run with the pool's custom plans: the caller's in import rows, and every later transaction", async () => {
+    const c = await Org.withList(app.t);
+    const pipeline = app.t.app.get(ContactsPipelineService);
+    const database = app.t.app.get(Database);
+    const input: ContactInput = { email: 'plans@example.com', listIds: [c.list], fields: new Map(), overwrite: false };
+    const mode = await database.transaction(async (tx) => {
+      const rows = { organizationId: c.org.id, requestId: randomUUID(), dryRun: false, inputs: [input], hashEmail: (email: string) => email };
+      expect((await pipeline.applyInTransaction(tx, rows)).map((result) => result.status)).toEqual(['created']);
+      return (await tx.query<{ plan_cache_mode: string }>('SHOW plan_cache_mode')).rows[0].plan_cache_mode;
+    });
+    expect(mode).toBe('force_custom_plan');
+    await c.org.postBatch({ contacts: [{ email: 'plans-2@example.com', listIds: [c.list] }] });
+    for (let i = 0; i < 3; i++) expect(await database.query('SHOW plan_cache_mode')).toEqual([{ plan_cache_mode: 'force_custom_plan' }]);
+    expect(await membershipCount(app.t, c.org.id)).toBe(2);
+  });
+
   it('list ids holding quotes, backslashes, braces and placeholders are data (INVALID_LIST), never SQL', async () => {
     const c = await Org.withList(app.t);
     const hostile = [`x'); DROP TABLE contacts; --`, 'a\\b"c', '{a,b}', 'é,\'"{}\\', '$1'];
