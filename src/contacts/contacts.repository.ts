@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { isStorableText } from '../common/storable-text';
 import { Database } from '../database/database';
 import type { SqlClient } from '../database/statements';
-import { runIn } from '../database/statements';
+import { RESET_PLAN_CACHE_MODE, runIn } from '../database/statements';
 import type { EmailHasher } from '../suppressions/erasure-secrets';
 import { type CustomFieldDefinitionRow, toCustomFieldDefinition } from '../custom-fields/custom-fields.repository';
 import type { CustomValues, ExistingContact, RuleContext, StandardValues, SuppressionReason } from './contact-rules';
@@ -10,7 +10,6 @@ import {
   CONTACT_JSON,
   LOCK_EMAILS,
   READ_RULE_CONTEXT,
-  RESET_PLAN_CACHE_MODE,
   RESTORE_ERASED_SUPPRESSIONS,
   STANDARD_FIELD_COLUMNS,
   WRITE_CONTACTS,

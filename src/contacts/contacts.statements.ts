@@ -266,13 +266,6 @@ function writeText(withAnswer: boolean): string {
 }
 
 /**
- * Sets plan_cache_mode back to the pool's (database.ts) for the rest of the transaction, after
- * WRITE_CONTACTS or WRITE_CONTACTS_AND_ANSWER left it generic. A utility statement: sent as is
- * (simple protocol), never prepared.
- */
-export const RESET_PLAN_CACHE_MODE = 'RESET plan_cache_mode';
-
-/**
  * The contacts' writes of a request in ONE statement: new contacts, updated contacts (the whole
  * merged row, updated_at bumped) and added memberships (never removed; an existing one stays as it
  * is; each with its contact's email, the listing's order by list), their change events and the

@@ -6,6 +6,14 @@ import type { QueryResultRow } from 'pg';
  * PostgreSQL settles on a generic plan, planned) once per connection instead of on every call.
  * A name must always go with the same text.
  */
+/**
+ * Sets plan_cache_mode back to the pool's (database.ts) for the rest of a transaction whose earlier
+ * statement set generic plans for the foreign-key checks it triggers, one per row (the contacts
+ * write statement, an upload's COPY). A utility statement: sent as is (simple protocol), never
+ * prepared.
+ */
+export const RESET_PLAN_CACHE_MODE = 'RESET plan_cache_mode';
+
 export interface Statement {
   name?: string;
   text: string;
