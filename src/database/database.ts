@@ -114,8 +114,8 @@ export class Database implements OnModuleDestroy {
    * BEGIN also fetches the transaction id (same round trip), so that when COMMIT fails its outcome
    * is asked of the database (pg_xact_status) instead of guessed: committed → the result stands;
    * aborted → 503; unknowable (database unreachable) → the error stays (500, outcome unknown).
-   * `genericPlans`: its registered statements run with their generic plans (plan_cache_mode, for
-   * this transaction only).
+   * `genericPlans`: its statements, and the foreign-key checks they trigger, run with their generic
+   * plans (plan_cache_mode, for this transaction only).
    */
   async transaction<T>(work: (tx: SqlClient) => Promise<T>, options: { genericPlans?: boolean } = {}): Promise<T> {
     return this.withClient(async (client, state) => {

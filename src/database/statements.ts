@@ -9,8 +9,7 @@ import type { QueryResultRow } from 'pg';
 /**
  * Sets plan_cache_mode back to the pool's (database.ts) for the rest of a transaction whose earlier
  * statement set generic plans for the foreign-key checks it triggers, one per row (the contacts
- * write statement, an upload's COPY). A utility statement: sent as is (simple protocol), never
- * prepared.
+ * write statement). A utility statement: sent as is (simple protocol), never prepared.
  */
 export const RESET_PLAN_CACHE_MODE = 'RESET plan_cache_mode';
 

@@ -5,7 +5,7 @@ import type { Request, Response } from 'express';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
 import { copyRows } from '../database/copy';
 import { Database } from '../database/database';
-import { RESET_PLAN_CACHE_MODE, runIn, type SqlClient } from '../database/statements';
+import { runIn, type SqlClient } from '../database/statements';
 import { CustomFieldsRepository } from '../custom-fields/custom-fields.repository';
 import { RequestErrorCode } from '../errors/error-codes';
 import { RequestError, invalidRequest } from '../errors/request-error';
@@ -18,9 +18,9 @@ import {
   type ImportRow,
   INSERT_IMPORT,
   LIST_IMPORTS,
+  NO_STATEMENT_TIMEOUT,
   RESULT_LINES,
   SEAL_IMPORT,
-  UPLOAD_SETTINGS,
 } from './imports.statements';
 
 export const importNotFound = () => new RequestError(RequestErrorCode.IMPORT_NOT_FOUND, 'No import with this id in this organization');
@@ -77,8 +77,10 @@ export class ImportsService {
     const id = `imp_${randomUUID().replace(/-/g, '')}`;
     try {
       const fields = request.format === 'csv' ? await this.fields.findByKey(request.organizationId) : new Map();
+      // Generic plans: the COPY's foreign-key check (import_rows.import_id) runs once a row, and under
+      // the pool's force_custom_plan PostgreSQL would plan it again for every row.
       const row = await this.database.transaction(async (tx) => {
-        await runIn(tx, UPLOAD_SETTINGS, []);
+        await runIn(tx, NO_STATEMENT_TIMEOUT, []);
         const source = uploadRows(id, request.format, body, this.config.IMPORT_MAX_ROWS, fields);
         // The import first (the rows' foreign key); its header once the first record was read.
         await runIn(tx, INSERT_IMPORT, [
@@ -89,11 +91,9 @@ export class ImportsService {
         })();
         const count = await copyRows(tx, 'import_rows', UPLOAD_COLUMNS, rows);
         if (count === 0) throw invalidRequest('The file has no row');
-        // SEAL_IMPORT is planned with its values again (UPLOAD_SETTINGS).
-        await tx.query(RESET_PLAN_CACHE_MODE);
         const [sealed] = await runIn(tx, SEAL_IMPORT, [id, count, source.header]);
         return sealed;
-      });
+      }, { genericPlans: true });
       return importView(row);
     } finally {
       body.destroy();

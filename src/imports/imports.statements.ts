@@ -44,16 +44,11 @@ const IMPORT_KEYS: Array<keyof ImportRow> = [
   'created', 'updated', 'unchanged', 'failed', 'codes', 'createdAt', 'startedAt', 'finishedAt', 'errorCode', 'errorMessage',
 ];
 
-/**
- * An upload's settings, for its transaction only: no statement timeout (its COPY may run longer
- * than DB_STATEMENT_TIMEOUT_MS), and generic plans for the COPY's foreign-key check, one query a
- * row (import_rows.import_id), which the pool's force_custom_plan would plan again for every row.
- * The upload sets plan_cache_mode back (RESET_PLAN_CACHE_MODE) after the COPY.
- */
-export const UPLOAD_SETTINGS = defineStatement<{ timeout: string; plans: string }>({
-  name: 'imports.upload-settings',
-  text: `SELECT set_config('statement_timeout', '0', true) AS timeout, set_config('plan_cache_mode', 'force_generic_plan', true) AS plans`,
-  columns: ['timeout', 'plans'],
+/** An upload's COPY may run longer than DB_STATEMENT_TIMEOUT_MS: lifted for its transaction only. */
+export const NO_STATEMENT_TIMEOUT = defineStatement<{ value: string }>({
+  name: 'imports.no-statement-timeout',
+  text: `SELECT set_config('statement_timeout', '0', true) AS value`,
+  columns: ['value'],
   sample: () => [],
 });
 
@@ -289,7 +284,7 @@ export const DELETE_EXPIRED_IMPORTS = defineStatement<{ deleted: number }>({
 });
 
 export const IMPORTS_STATEMENTS = [
-  UPLOAD_SETTINGS,
+  NO_STATEMENT_TIMEOUT,
   INSERT_IMPORT,
   SEAL_IMPORT,
   CLAIM_IMPORT,
