@@ -130,13 +130,14 @@ export class ContactsPipelineService {
     rows: { organizationId: string; requestId: string; dryRun: boolean; inputs: readonly ContactInput[]; hashEmail: EmailHasher },
   ): Promise<ContactResult[]> {
     const screened = screenContacts(rows.inputs);
-    const results = await this.applyScreened(tx, rows.organizationId, screened, rows.dryRun, rows.hashEmail, () => ({ requestId: rows.requestId, answer: null }));
-    // The caller's next statements run with the pool's plan_cache_mode, not the one the write left.
-    if (!rows.dryRun) await this.contacts.resetPlanCacheMode(tx);
-    return results;
+    const stored = () => ({ requestId: rows.requestId, answer: null });
+    return this.applyScreened(tx, rows.organizationId, screened, rows.dryRun, rows.hashEmail, stored, { callerContinues: true });
   }
 
-  /** Rules 4–10 and, on a real run, the writes (with the answer `stored` makes of the results, if any). */
+  /**
+   * Rules 4–10 and, on a real run, the writes (with the answer `stored` makes of the results, if
+   * any). `callerContinues`: the caller runs more statements in `tx` after these.
+   */
   private async applyScreened(
     tx: SqlClient,
     organizationId: string,
@@ -144,6 +145,7 @@ export class ContactsPipelineService {
     dryRun: boolean,
     hashEmail: EmailHasher,
     stored: (results: ContactResult[]) => RowsWrite,
+    { callerContinues = false } = {},
   ): Promise<ContactResult[]> {
     const candidates = screened.flatMap((row) => (row.kind === 'candidate' ? [row] : []));
     const emails = candidates.map((row) => row.email).sort();
@@ -170,10 +172,9 @@ export class ContactsPipelineService {
         .filter((plan): plan is PlannedCreate => plan.outcome === 'created')
         .map((plan) => plan.email)
         .filter((email) => context.erasedSuppressions?.has(email));
-      if (storedAgain.length > 0) {
-        await this.contacts.resetPlanCacheMode(tx);
-        await this.contacts.restoreErasedSuppressions(tx, organizationId, storedAgain, hashEmail);
-      }
+      // Statements after the write run with the pool's plan_cache_mode, not the one the write left.
+      if (storedAgain.length > 0 || callerContinues) await this.contacts.resetPlanCacheMode(tx);
+      if (storedAgain.length > 0) await this.contacts.restoreErasedSuppressions(tx, organizationId, storedAgain, hashEmail);
     }
     return results;
   }
