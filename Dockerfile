@@ -23,5 +23,6 @@ RUN npm ci --omit=dev && npm cache clean --force
 COPY --from=build /app/dist ./dist
 USER node
 EXPOSE 3000
-# The process itself (not npm) gets SIGTERM, drains requests and exits 0.
-CMD ["node", "dist/main.js"]
+# The process itself (not npm) gets SIGTERM, drains requests and exits 0. The node flags are those of
+# `npm start` (package.json; docs/production.md, "Memory").
+CMD ["node", "--max-old-space-size=512", "dist/main.js"]

