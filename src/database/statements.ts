@@ -2,17 +2,17 @@ import { Injectable } from '@nestjs/common';
 import type { QueryResultRow } from 'pg';
 
 /**
- * A statement of the request path. With a `name` it is a prepared statement: parsed (and, once
- * PostgreSQL settles on a generic plan, planned) once per connection instead of on every call.
- * A name must always go with the same text.
- */
-/**
  * Sets plan_cache_mode back to the pool's (database.ts) for the rest of a transaction whose earlier
  * statement set generic plans for the foreign-key checks it triggers, one per row (the contacts
  * write statement). A utility statement: sent as is (simple protocol), never prepared.
  */
 export const RESET_PLAN_CACHE_MODE = 'RESET plan_cache_mode';
 
+/**
+ * A statement of the request path. With a `name` it is a prepared statement: parsed (and, once
+ * PostgreSQL settles on a generic plan, planned) once per connection instead of on every call.
+ * A name must always go with the same text.
+ */
 export interface Statement {
   name?: string;
   text: string;
