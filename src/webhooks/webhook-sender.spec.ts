@@ -109,7 +109,8 @@ describe('sendAttempt through webhookAgent', () => {
   /** Waits (at most 3 s) until every open connection of the agent is free again: an answer's body read away frees its connection. */
   async function connectionsFree(agent: Agent) {
     const began = Date.now();
-    const busy = () => Object.values(agent.stats).some((origin) => origin.running > 0 || origin.free < origin.connected);
+    // An Agent keeps a Pool per origin: a connection with no request running may still be finishing its answer.
+    const busy = () => Object.values(agent.stats).some((origin) => origin.running > 0 || ('free' in origin && origin.free < origin.connected));
     while (busy() && Date.now() - began < 3000) await new Promise((resolve) => setTimeout(resolve, 10));
   }
 
