@@ -13,10 +13,12 @@ import { drainHttpServer } from './http-body/graceful-shutdown';
 import { demoBanner, localBaseUrl, seedDemoData } from './demo/demo-seed';
 import { shutdownTracing } from './tracing/register';
 import { WebhookWorker } from './webhooks/webhook-worker.service';
+import { collectProcessMetrics } from './metrics/metrics.service';
 
 async function main(): Promise<void> {
   const config = loadConfig();
   startupLogLevel = config.LOG_LEVEL;
+  collectProcessMetrics();
   const logger: PinoLogger = processLogger(config.LOG_LEVEL);
   const log = (message: string) => logger.info(message);
   const database = await prepareDatabase(config, log);

@@ -4,7 +4,7 @@ import type { Response } from 'express';
 import { Public } from '../common/public.decorator';
 import { MetricsService } from './metrics.service';
 
-/** `GET /metrics`: the Prometheus text exposition of this instance's registry. */
+/** `GET /metrics`: the Prometheus text exposition of this instance's metrics and its process's. */
 @ApiExcludeController()
 @Public()
 @Controller('metrics')
@@ -13,10 +13,11 @@ export class MetricsController {
 
   @Get()
   async scrape(@Res() res: Response): Promise<void> {
-    const body = await this.metrics.registry.metrics();
+    const { contentType, body } = this.metrics.exposition();
+    const text = await body;
     // A Buffer keeps the registry's Content-Type byte for byte (a string would make Express rewrite it).
     res.status(200).setHeader('Cache-Control', 'no-store');
-    res.setHeader('Content-Type', this.metrics.registry.contentType);
-    res.send(Buffer.from(body, 'utf8'));
+    res.setHeader('Content-Type', contentType);
+    res.send(Buffer.from(text, 'utf8'));
   }
 }

@@ -1,11 +1,21 @@
 import { Injectable } from '@nestjs/common';
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics, register } from 'prom-client';
 
 export type ContactOutcome = 'created' | 'updated' | 'unchanged' | 'failed';
 
 /**
+ * Node's process metrics (CPU, memory, event loop, GC), on prom-client's default registry: they
+ * belong to the process, so they start once per process, at its start (`main.ts`), never per app
+ * instance. prom-client's GC metric observes the process for as long as it lives, with no way to
+ * stop it (prometheus/client_js#500): started per app, it would keep every closed app in memory.
+ */
+export function collectProcessMetrics(): void {
+  collectDefaultMetrics({ register });
+}
+
+/**
  * The Prometheus metrics of docs/api.md#operations, on a registry of this app instance (so two
- * instances in one test process do not share counters).
+ * instances in one test process do not share counters); `/metrics` answers them with the process's.
  */
 @Injectable()
 export class MetricsService {
@@ -72,8 +82,11 @@ export class MetricsService {
     },
   });
 
-  constructor() {
-    collectDefaultMetrics({ register: this.registry });
+
+  /** The Prometheus text of this instance's metrics and the process's (collectProcessMetrics). */
+  exposition(): { contentType: string; body: Promise<string> } {
+    const both = Registry.merge([register, this.registry]);
+    return { contentType: both.contentType, body: both.metrics() };
   }
 
   contactProcessed(outcome: ContactOutcome, code = ''): void {

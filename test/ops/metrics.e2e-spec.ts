@@ -1,6 +1,9 @@
 import { createList, createOrganization } from '../utils/fixtures';
 import { createTestApp, type TestApp } from '../utils/test-app';
-import { scrape, valueOf } from './prometheus';
+import { createTestDatabase, type TestDatabase } from '../utils/test-database';
+import { freePort, isListening } from '../utils/net';
+import { startBuiltService, waitUntil, type ServiceProcess } from '../utils/run-service';
+import { parseSamples, scrape, valueOf } from './prometheus';
 
 describe('GET /metrics', () => {
   let t: TestApp;
@@ -156,5 +159,30 @@ describe('metrics of refusals and failures', () => {
 
     const after = await scrape(t);
     expect(valueOf(after, 'http_requests_total', { method: 'GET', route: '/api/v2/lists', status: '503' })).toBe(1);
+  });
+});
+
+describe('GET /metrics of node dist/main.js', () => {
+  let database: TestDatabase;
+  let service: ServiceProcess | undefined;
+  beforeAll(async () => (database = await createTestDatabase()));
+  afterAll(async () => {
+    if (service && service.child.exitCode === null) service.child.kill('SIGKILL');
+    await database?.drop();
+  });
+
+  it("answers the process's metrics (started once, by main.ts) with the instance's", async () => {
+    const port = await freePort();
+    const started = startBuiltService({ DATABASE_URL: database.url, PORT: String(port) });
+    service = started;
+    await waitUntil('the service listens', () => started.output().includes('listening') && isListening(port), 90_000);
+    const res = await fetch(`http://127.0.0.1:${port}/metrics`);
+    expect(res.status).toBe(200);
+    const text = await res.text();
+    const names = new Set(parseSamples(text).map((sample) => sample.name));
+    for (const name of ['process_cpu_user_seconds_total', 'process_resident_memory_bytes', 'nodejs_eventloop_lag_seconds', 'nodejs_gc_duration_seconds_count']) {
+      expect({ name, present: names.has(name) }).toEqual({ name, present: true });
+    }
+    expect(text).toContain('# TYPE http_requests_total counter');
   });
 });
