@@ -13,8 +13,7 @@ export class MetricsController {
 
   @Get()
   async scrape(@Res() res: Response): Promise<void> {
-    const { contentType, body } = this.metrics.exposition();
-    const text = await body;
+    const { contentType, text } = await this.metrics.exposition();
     // A Buffer keeps the registry's Content-Type byte for byte (a string would make Express rewrite it).
     res.status(200).setHeader('Cache-Control', 'no-store');
     res.setHeader('Content-Type', contentType);

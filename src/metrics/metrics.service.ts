@@ -82,11 +82,10 @@ export class MetricsService {
     },
   });
 
-
   /** The Prometheus text of this instance's metrics and the process's (collectProcessMetrics). */
-  exposition(): { contentType: string; body: Promise<string> } {
+  async exposition(): Promise<{ contentType: string; text: string }> {
     const both = Registry.merge([register, this.registry]);
-    return { contentType: both.contentType, body: both.metrics() };
+    return { contentType: both.contentType, text: await both.metrics() };
   }
 
   contactProcessed(outcome: ContactOutcome, code = ''): void {
