@@ -24,6 +24,9 @@ module.exports = {
   // database, so more workers than cores overlap those waits); then the timing-sensitive ones in band, alone
   // (test/utils/timing-last-runner.js), so that they measure the service, not another test file.
   // `--maxWorkers=1` on the command line runs everything in band.
+  // Jest may print "A worker process has failed to exit gracefully" after the parallel phase: no handle
+  // is left open (each worker's exit event fires at once); jest-worker's fixed 500 ms grace passes
+  // while the four workers, at once on two cores, unmap heaps of several hundred MB of garbage.
   maxWorkers: 4,
   runner: '<rootDir>/test/utils/timing-last-runner.js',
   moduleFileExtensions: ['js', 'json', 'ts'],
