@@ -16,6 +16,7 @@
  */
 module.exports = {
   'src/rate-limit/failover.store.spec.ts': 'a slow shared store is bypassed in < 500 ms',
+  'src/webhooks/webhook-sender.spec.ts': 'a 2xx head is the answer in < 500 ms while its body trickles; attempts stopped in < 2 s',
   'test/contacts/lock-wait.e2e-spec.ts': 'a lock wait ends by lock_timeout in < 3 s',
   'test/contract/key-expiry.e2e-spec.ts': 'a key expiring 1.5 s after it is made must answer 200 before then',
   'test/faults/database-faults.e2e-spec.ts': 'every request answered within REQUEST_BOUND_MS, connect time-out bounds',
