@@ -26,7 +26,7 @@ module.exports = {
   // `--maxWorkers=1` on the command line runs everything in band.
   // Jest may print "A worker process has failed to exit gracefully" after the parallel phase: no handle
   // is left open (each worker's exit event fires at once); jest-worker's fixed 500 ms grace passes
-  // while the four workers, at once on two cores, unmap heaps of several hundred MB of garbage.
+  // while the workers, all at once, unmap heaps of several hundred MB of garbage.
   maxWorkers: 4,
   runner: '<rootDir>/test/utils/timing-last-runner.js',
   moduleFileExtensions: ['js', 'json', 'ts'],
