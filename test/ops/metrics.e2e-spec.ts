@@ -1,8 +1,6 @@
 import { createList, createOrganization } from '../utils/fixtures';
 import { createTestApp, type TestApp } from '../utils/test-app';
-import { createTestDatabase, type TestDatabase } from '../utils/test-database';
-import { freePort, isListening } from '../utils/net';
-import { startBuiltService, waitUntil, type ServiceProcess } from '../utils/run-service';
+import { useBuiltService } from '../utils/run-service';
 import { parseSamples, scrape, valueOf } from './prometheus';
 
 describe('GET /metrics', () => {
@@ -163,19 +161,10 @@ describe('metrics of refusals and failures', () => {
 });
 
 describe('GET /metrics of node dist/main.js', () => {
-  let database: TestDatabase;
-  let service: ServiceProcess | undefined;
-  beforeAll(async () => (database = await createTestDatabase()));
-  afterAll(async () => {
-    if (service && service.child.exitCode === null) service.child.kill('SIGKILL');
-    await database?.drop();
-  });
+  const built = useBuiltService();
 
   it("answers the process's metrics (started once, by main.ts) with the instance's", async () => {
-    const port = await freePort();
-    const started = startBuiltService({ DATABASE_URL: database.url, PORT: String(port) });
-    service = started;
-    await waitUntil('the service listens', () => started.output().includes('listening') && isListening(port), 90_000);
+    const { port } = await built.listening();
     const res = await fetch(`http://127.0.0.1:${port}/metrics`);
     expect(res.status).toBe(200);
     const text = await res.text();
