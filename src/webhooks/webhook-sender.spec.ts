@@ -7,6 +7,7 @@ import path from 'node:path';
 import { Webhook } from 'standardwebhooks';
 import type { Agent } from 'undici';
 import { freePort } from '../../test/utils/net';
+import { waitUntil } from '../../test/utils/wait-until';
 import { type Answer, startReceiver } from '../../test/utils/webhook-receiver';
 import { nextDelayMs, parseRetryDelays } from '../common/retry-delays';
 import type { Resolver, TargetPolicy } from './webhook-address';
@@ -107,11 +108,10 @@ describe('sendAttempt through webhookAgent', () => {
     await Promise.all(agents.splice(0).map((agent) => agent.destroy()));
   });
   /** Waits (at most 3 s) until every open connection of the agent is free again: an answer's body read away frees its connection. */
-  async function connectionsFree(agent: Agent) {
-    const began = Date.now();
+  function connectionsFree(agent: Agent) {
     // An Agent keeps a Pool per origin: a connection with no request running may still be finishing its answer.
     const busy = () => Object.values(agent.stats).some((origin) => origin.running > 0 || ('free' in origin && origin.free < origin.connected));
-    while (busy() && Date.now() - began < 3000) await new Promise((resolve) => setTimeout(resolve, 10));
+    return waitUntil("the agent's connections are free", () => !busy(), 3000);
   }
 
   it('connects to the address its connector checked, with the URL host as Host, and sends the signed event', async () => {
@@ -266,8 +266,7 @@ describe('sendAttempt through webhookAgent', () => {
     try {
       expect(await sendAttempt(receiver.url, {}, '{}', { agent })).toMatchObject({ status: 200 });
       // The body is read away after the answer, so the drop comes a little later: wait for it, within a bound.
-      const began = Date.now();
-      while (!receiver.firstClosed() && Date.now() - began < 3000) await new Promise((resolve) => setTimeout(resolve, 20));
+      await waitUntil('the first connection is dropped', () => receiver.firstClosed(), 3000);
       expect(receiver.firstClosed()).toBe(true);
       expect(await sendAttempt(receiver.url, {}, '{}', { agent })).toMatchObject({ status: 200 });
     } finally {

@@ -5,6 +5,10 @@ import { createOrgOn } from './fixtures';
 import { HARNESS_DEFAULTS } from './harness-defaults';
 import { freePort, isListening } from './net';
 import { createTestDatabase, type TestDatabase } from './test-database';
+import { waitUntil } from './wait-until';
+
+/** Re-exported: the e2e files import it from here with the service helpers. */
+export { waitUntil };
 
 /** The one way tests spawn the service: the built `dist/main.js`, as `npm start` runs it. */
 export interface ServiceProcess {
@@ -67,15 +71,6 @@ export function startBuiltService(env: Record<string, string>): ServiceProcess {
   return startService({ LOG_LEVEL: 'info', MIGRATE_ON_START: 'false', HOST: '127.0.0.1', ...env });
 }
 
-/** Polls `check` until it holds; fails naming `what` after the timeout. */
-export async function waitUntil(what: string, check: () => Promise<boolean> | boolean, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (await check()) return;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`Timed out waiting until ${what}`);
-}
 
 /** Waits until stdout matches (or fails with everything printed when the process exits first). */
 export async function waitForStdout(service: ServiceProcess, pattern: RegExp, timeoutMs = 120_000): Promise<RegExpExecArray> {
